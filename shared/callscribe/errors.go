@@ -1,0 +1,107 @@
+// Package callscribe is the domain of the service: jobs, accounts, the error type
+// and the ports (interfaces) that adapters implement. It imports no adapter.
+package callscribe
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Error codes. The API codes are the spec's; the HTTP status for each lives in one
+// table in the httpapi package. Codes that never leave the process are marked.
+const (
+	// Spec codes.
+	CodeAudioFileMissing          = "AUDIO_FILE_MISSING"
+	CodeAudioDurationUnknown      = "AUDIO_DURATION_UNKNOWN"
+	CodeInvalidMetadataJSON       = "INVALID_METADATA_JSON"
+	CodeInvalidPagination         = "INVALID_PAGINATION"
+	CodeInvalidFilter             = "INVALID_FILTER"
+	CodeMissingJobID              = "MISSING_JOB_ID"
+	CodeInvalidJSONBody           = "INVALID_JSON_BODY"
+	CodeMissingTranscriptSource   = "MISSING_TRANSCRIPT_SOURCE"
+	CodeMultipleTranscriptSources = "MULTIPLE_TRANSCRIPT_SOURCES"
+	CodeNotATranscription         = "NOT_A_TRANSCRIPTION"
+	CodeForbidden                 = "FORBIDDEN"
+	CodeJobNotFound               = "JOB_NOT_FOUND"
+	CodeTranscriptionNotReady     = "TRANSCRIPTION_NOT_READY"
+	CodeFileTooLarge              = "FILE_TOO_LARGE"
+	CodeUnsupportedAudioFormat    = "UNSUPPORTED_AUDIO_FORMAT"
+	CodeTranscriptEmpty           = "TRANSCRIPT_EMPTY"
+	CodeQuotaExceeded             = "QUOTA_EXCEEDED"
+	CodeProviderSubmitFailed      = "PROVIDER_SUBMIT_FAILED"
+
+	// Codes the spec leaves to us.
+	CodeUnauthorized     = "UNAUTHORIZED"
+	CodeInternal         = "INTERNAL_ERROR"
+	CodeNotFound         = "NOT_FOUND"
+	CodeMethodNotAllowed = "METHOD_NOT_ALLOWED"
+	CodeEmailTaken       = "EMAIL_TAKEN"
+	CodeInvalidSignup    = "INVALID_SIGNUP"
+	CodeInvalidCallback  = "INVALID_CALLBACK"
+	CodeInvalidRequest   = "INVALID_REQUEST"
+	CodeUploadNotFound   = "UPLOAD_NOT_FOUND"
+	CodeRequestTooLarge  = "REQUEST_TOO_LARGE"
+
+	// CodeConflict never leaves the process: a compare-and-set status transition
+	// found the job in another state (or deleted) and did nothing.
+	CodeConflict = "CONFLICT"
+)
+
+// Error is the one error type of the service. Code is machine readable; Message is
+// safe to show to the caller; Details is optional structured data (QUOTA_EXCEEDED).
+type Error struct {
+	Code    string
+	Message string
+	Details map[string]any
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Message) }
+
+// Errorf builds an *Error with a formatted message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of err: "" for nil, the code of an *Error anywhere in
+// the chain, and CodeInternal for anything else (whose text is never shown).
+func ErrorCode(err error) string {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return CodeInternal
+}
+
+// ErrorMessage returns the caller-safe message of err. Errors that are not *Error
+// are internal; their text may carry secrets or paths and is replaced.
+func ErrorMessage(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return "An internal error occurred."
+}
+
+// IsCode reports whether err carries the given code.
+func IsCode(err error, code string) bool { return err != nil && ErrorCode(err) == code }
+
+// Minutes converts seconds to minutes rounded to 2 decimals, the precision of every
+// minute figure the API reports.
+func Minutes(seconds float64) float64 { return math.Round(seconds/60*100) / 100 }
+
+// QuotaExceeded builds the 429 error with the details the spec requires.
+func QuotaExceeded(limitSeconds, usedSeconds, fileSeconds float64) *Error {
+	return &Error{
+		Code:    CodeQuotaExceeded,
+		Message: fmt.Sprintf("This upload (%.2f min) would exceed the monthly quota: %.2f of %.2f minutes used.", Minutes(fileSeconds), Minutes(usedSeconds), Minutes(limitSeconds)),
+		Details: map[string]any{
+			"limit_minutes": Minutes(limitSeconds),
+			"used_minutes":  Minutes(usedSeconds),
+			"file_minutes":  Minutes(fileSeconds),
+		},
+	}
+}

@@ -1,0 +1,242 @@
+package callscribe
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+// JobType tells which endpoint produced a job; all types are read through the same endpoints.
+type JobType string
+
+const (
+	TypeTranscription JobType = "transcription"
+	TypeSummary       JobType = "summary"
+	TypeTags          JobType = "tags"
+)
+
+// ParseJobType accepts exactly the three spec values.
+func ParseJobType(s string) (JobType, bool) {
+	switch t := JobType(s); t {
+	case TypeTranscription, TypeSummary, TypeTags:
+		return t, true
+	}
+	return "", false
+}
+
+// OrDefault maps the missing type of rows written before the field existed to
+// transcription, as the spec's versioning rule says.
+func (t JobType) OrDefault() JobType {
+	if t == "" {
+		return TypeTranscription
+	}
+	return t
+}
+
+// Derived reports whether jobs of this type derive from a transcript.
+func (t JobType) Derived() bool { return t == TypeSummary || t == TypeTags }
+
+// JobStatus is the lifecycle state of a job.
+type JobStatus string
+
+const (
+	StatusQueued     JobStatus = "queued"
+	StatusProcessing JobStatus = "processing"
+	StatusSucceeded  JobStatus = "succeeded"
+	StatusFailed     JobStatus = "failed"
+)
+
+// ParseJobStatus accepts exactly the four spec values.
+func ParseJobStatus(s string) (JobStatus, bool) {
+	switch st := JobStatus(s); st {
+	case StatusQueued, StatusProcessing, StatusSucceeded, StatusFailed:
+		return st, true
+	}
+	return "", false
+}
+
+// Terminal reports whether polling stops at this status.
+func (s JobStatus) Terminal() bool { return s == StatusSucceeded || s == StatusFailed }
+
+// Job error codes (lower_snake_case, like the spec's `bad_audio`), reported in a
+// failed job's `error.code`.
+const (
+	JobErrBadAudio            = "bad_audio"
+	JobErrUnsupportedLanguage = "unsupported_language"
+	JobErrProviderError       = "provider_error"
+	JobErrSubmitFailed        = "submit_failed"
+	JobErrInternal            = "internal_error"
+)
+
+// JobError is the `error` block of a failed job. It is also an error value: an
+// engine returns one to fail a job permanently with that code; any other error is
+// treated as transient and retried.
+type JobError struct {
+	Code          string         `json:"code"`
+	Message       string         `json:"message"`
+	ProviderError *ProviderError `json:"provider_error,omitempty"`
+}
+
+func (e *JobError) Error() string { return e.Code + ": " + e.Message }
+
+// ProviderError is the nested error reported by an underlying provider.
+type ProviderError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// AudioFormat is decided from the file's content, never its name.
+type AudioFormat string
+
+const (
+	FormatWAV AudioFormat = "wav"
+	FormatMP3 AudioFormat = "mp3"
+)
+
+// Job is one unit of asynchronous work of any type.
+type Job struct {
+	ID        string
+	AccountID string
+	Type      JobType
+	Status    JobStatus
+	// SourceJobID is the transcription a derived job was made from; "" when the job
+	// is a transcription or was made from plain text.
+	SourceJobID string
+	// OriginalFilename is nil until an upload is attached.
+	OriginalFilename *string
+	// Language is the requested or detected language; "" when unknown.
+	Language     string
+	AudioSeconds float64
+	AudioKey     string
+	AudioFormat  AudioFormat
+	// Metadata is the caller's JSON object from the upload, echoed back on reads.
+	Metadata json.RawMessage
+	// Input is what a derived job works on, copied at creation so that deleting the
+	// source transcription later cannot break it.
+	Input *Transcript
+	// Callback is where a tags job's result is delivered; nil for none.
+	Callback *Callback
+	Result   json.RawMessage
+	Error    *JobError
+	// QuotaMonth is the UTC month ("2006-01") whose quota holds AudioSeconds; "" when
+	// the job holds no quota (derived jobs).
+	QuotaMonth string
+	// Attempts counts how often a worker started this job.
+	Attempts  int
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// TranscriptionResult is the `result` of a transcription job.
+type TranscriptionResult struct {
+	Language        *string   `json:"language"`
+	DurationSeconds float64   `json:"duration_seconds"`
+	WordsCount      *int      `json:"words_count"`
+	Transcript      []Segment `json:"transcript"`
+}
+
+// Segment is one speaker-attributed utterance.
+type Segment struct {
+	Text         string  `json:"text"`
+	TimeStart    float64 `json:"time_start"`
+	TimeEnd      float64 `json:"time_end"`
+	SpeakerID    int     `json:"speaker_id"`
+	SpeakerAlias string  `json:"speaker_alias"`
+}
+
+// Speaker aliases in use.
+const (
+	AliasAgent = "Agent"
+	AliasUser  = "User"
+)
+
+// HasSpeech reports whether any segment carries words.
+func (r *TranscriptionResult) HasSpeech() bool {
+	for _, s := range r.Transcript {
+		if strings.TrimSpace(s.Text) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// SummaryResult is the `result` of a summary job.
+type SummaryResult struct {
+	Topic    *string        `json:"topic"`
+	Summary  string         `json:"summary"`
+	MetaData map[string]any `json:"meta_data"`
+}
+
+// TagsResult is the `result` of a tags job: category -> selected values.
+type TagsResult struct {
+	Tags     map[string][]string `json:"tags"`
+	MetaData map[string]any      `json:"meta_data"`
+}
+
+// Transcript is the input of a derived job: the segments of a finished
+// transcription, or plain text supplied by the caller (which may carry
+// "Agent:"/"User:" line prefixes).
+type Transcript struct {
+	Segments []Segment `json:"segments,omitempty"`
+	Text     string    `json:"text,omitempty"`
+}
+
+// Callback is where and how a tags job's result is delivered (tagDelivered).
+type Callback struct {
+	URL      string `json:"url"`
+	APIKey   string `json:"apikey,omitempty"`
+	CallUUID string `json:"call_uuid"`
+}
+
+// JobFilter narrows a listing; zero fields do not filter. Filters combine with AND.
+type JobFilter struct {
+	Status       JobStatus
+	Type         JobType
+	Language     string
+	CreatedAfter *time.Time
+	JobID        string
+}
+
+// Position is where a listing page ends: the (created_at, job_id) of its last job.
+// Listings are ordered newest first by (created_at DESC, job_id DESC).
+type Position struct {
+	CreatedAt time.Time
+	JobID     string
+}
+
+// ListRequest asks for one page of an account's jobs.
+type ListRequest struct {
+	AccountID string
+	Filter    JobFilter
+	After     *Position // nil for the first page
+	Limit     int
+}
+
+// JobPage is one page of a listing; Next is nil on the last page.
+type JobPage struct {
+	Jobs []*Job
+	Next *Position
+}
+
+// QuotaReservation asks CreateJob to reserve the job's AudioSeconds against the
+// account's month atomically with storing the job.
+type QuotaReservation struct {
+	Month        string // "2006-01", UTC
+	LimitSeconds float64
+}
+
+// QuotaMonth returns the UTC calendar month key of t.
+func QuotaMonth(t time.Time) string { return t.UTC().Format("2006-01") }
+
+// Transition is a compare-and-set status change: it applies only when the job
+// exists, is not deleted and its status is one of From.
+type Transition struct {
+	JobID  string
+	From   []JobStatus
+	To     JobStatus
+	Result json.RawMessage // set with To == succeeded
+	Error  *JobError       // set with To == failed
+	// CountAttempt increments Attempts (a worker starting the job).
+	CountAttempt bool
+	At           time.Time
+}

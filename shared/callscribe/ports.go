@@ -1,0 +1,179 @@
+package callscribe
+
+import (
+	"context"
+	"io"
+	"time"
+)
+
+// JobStore keeps jobs and the per-account monthly quota. Every implementation
+// passes the contract suite in package storetest.
+type JobStore interface {
+	// CreateJob stores a new job. With a non-nil quota it reserves job.AudioSeconds
+	// in the account's month in the same atomic step, failing with a
+	// QUOTA_EXCEEDED *Error (see QuotaExceeded) and storing nothing when the
+	// reservation would push the month's used seconds past the limit.
+	CreateJob(ctx context.Context, job *Job, quota *QuotaReservation) error
+	// GetJob returns a job; JOB_NOT_FOUND when it does not exist or was deleted.
+	GetJob(ctx context.Context, id string) (*Job, error)
+	// ListJobs returns one page of an account's live jobs, newest first, by an
+	// index range scan starting after req.After.
+	ListJobs(ctx context.Context, req ListRequest) (*JobPage, error)
+	// TransitionJob applies t atomically and returns the updated job. It fails with
+	// CONFLICT when the job is deleted or not in one of t.From, and JOB_NOT_FOUND
+	// when it does not exist. Moving a job that holds quota to failed releases its
+	// seconds from its QuotaMonth in the same atomic step.
+	TransitionJob(ctx context.Context, t Transition) (*Job, error)
+	// DeleteJob hides a job from reads and listings at once and marks it for purge.
+	// Quota it used stays used. JOB_NOT_FOUND when absent or already deleted.
+	DeleteJob(ctx context.Context, id string, at time.Time) error
+	// PurgeDeletedJobs removes the records of jobs deleted before the given time.
+	PurgeDeletedJobs(ctx context.Context, deletedBefore time.Time) (int, error)
+	// UsedSeconds returns the seconds reserved by an account's jobs in a month.
+	UsedSeconds(ctx context.Context, accountID, month string) (float64, error)
+	// UnfinishedJobIDs returns ids of live jobs in queued or processing, oldest
+	// first, so a restarted process can make sure each has a queue message.
+	UnfinishedJobIDs(ctx context.Context, limit int) ([]string, error)
+}
+
+// Account is a dashboard user; API keys and jobs belong to it.
+type Account struct {
+	ID           string
+	Email        string
+	PasswordHash string
+	CreatedAt    time.Time
+}
+
+// APIKey is stored only as the SHA-256 hash of the secret; Prefix is the first
+// characters of the secret, shown so a user can tell keys apart.
+type APIKey struct {
+	ID         string
+	AccountID  string
+	Prefix     string
+	Hash       string
+	CreatedAt  time.Time
+	LastUsedAt *time.Time
+}
+
+// AccountStore keeps accounts and API keys.
+type AccountStore interface {
+	// CreateAccount fails with EMAIL_TAKEN when the email (case-insensitive) exists.
+	CreateAccount(ctx context.Context, a *Account) error
+	// AccountByEmail returns NOT_FOUND for an unknown email.
+	AccountByEmail(ctx context.Context, email string) (*Account, error)
+	CreateAPIKey(ctx context.Context, k *APIKey) error
+	// APIKeyByHash returns the live key with that hash; NOT_FOUND when unknown or revoked.
+	APIKeyByHash(ctx context.Context, hash string) (*APIKey, error)
+	// TouchAPIKey records a use of the key.
+	TouchAPIKey(ctx context.Context, keyID string, at time.Time) error
+	// ListAPIKeys returns an account's live keys, newest first.
+	ListAPIKeys(ctx context.Context, accountID string) ([]*APIKey, error)
+	// RevokeAPIKey makes the key unusable at once; NOT_FOUND when the account has no such live key.
+	RevokeAPIKey(ctx context.Context, accountID, keyID string) error
+}
+
+// AudioStore keeps uploaded audio by key.
+type AudioStore interface {
+	// PutAudio stores size bytes read from r under key.
+	PutAudio(ctx context.Context, key string, r io.ReadSeeker, size int64) error
+	// OpenAudio returns the stored bytes; NOT_FOUND when absent.
+	OpenAudio(ctx context.Context, key string) (io.ReadCloser, error)
+	// DeleteAudio removes the object; deleting an absent key is not an error.
+	DeleteAudio(ctx context.Context, key string) error
+}
+
+// MessageKind names the work a queue message asks for.
+type MessageKind string
+
+const (
+	// KindTranscribe runs a transcription job.
+	KindTranscribe MessageKind = "transcribe"
+	// KindDerive runs a summary or tags job.
+	KindDerive MessageKind = "derive"
+	// KindDeliverCallback makes one delivery attempt of a tags job's callback.
+	KindDeliverCallback MessageKind = "deliver_callback"
+)
+
+// Message is one unit of queued work. Queues deliver at least once; handlers are
+// idempotent (guarded by compare-and-set status transitions).
+type Message struct {
+	Kind  MessageKind `json:"kind"`
+	JobID string      `json:"job_id"`
+	// Attempt is the 1-based delivery attempt for callbacks (each attempt is its
+	// own message, so retries survive restarts).
+	Attempt int `json:"attempt,omitempty"`
+	// CallbackMsgID is the tagDelivered msg_id, fixed across a message's retries.
+	CallbackMsgID string `json:"callback_msg_id,omitempty"`
+	// Delay postpones delivery.
+	Delay time.Duration `json:"-"`
+}
+
+// Queue accepts work durably: once Enqueue returns nil the message survives a crash.
+type Queue interface {
+	Enqueue(ctx context.Context, m Message) error
+}
+
+// MessageHandler processes one message. A nil error acknowledges it; an error
+// leaves it for redelivery.
+type MessageHandler interface {
+	HandleMessage(ctx context.Context, m Message) error
+}
+
+// TranscriptionRequest is what a speech engine gets for one job.
+type TranscriptionRequest struct {
+	JobID    string
+	AudioKey string // key in the AudioStore, for providers that read storage directly
+	Audio    []byte // the whole file (at most 10 MiB)
+	Format   AudioFormat
+	Language string // caller's hint; "" for none
+}
+
+// Transcriber turns audio into a speaker-attributed transcript. Returning a
+// *JobError fails the job with that code; other errors are retried.
+type Transcriber interface {
+	Transcribe(ctx context.Context, req TranscriptionRequest) (*TranscriptionResult, error)
+}
+
+// Summarizer produces a summary of a transcript (same error rule as Transcriber).
+type Summarizer interface {
+	Summarize(ctx context.Context, t Transcript) (*SummaryResult, error)
+}
+
+// Tagger selects taxonomy values for a transcript (same error rule as Transcriber).
+type Tagger interface {
+	Tag(ctx context.Context, t Transcript) (*TagsResult, error)
+}
+
+// CallbackDelivery is one tagDelivered message.
+type CallbackDelivery struct {
+	URL     string
+	APIKey  string // sent as the `apikey` header when set
+	Payload TagDeliveredPayload
+}
+
+// TagDeliveredPayload is the body of the tagDelivered event (callback contract 1.0.0).
+type TagDeliveredPayload struct {
+	Status   string           `json:"status"`
+	CallUUID string           `json:"call_uuid"`
+	Data     TagDeliveredData `json:"data"`
+}
+
+// TagDeliveredData is the `data` object of tagDelivered.
+type TagDeliveredData struct {
+	Tags      []TagDeliveredTags `json:"tags"`
+	RequestID string             `json:"request_id"`
+	MsgID     string             `json:"msg_id"`
+}
+
+// TagDeliveredTags is one item of data.tags.
+type TagDeliveredTags struct {
+	AgentApproach     []string `json:"agent_approach"`
+	CallOutcome       []string `json:"call_outcome"`
+	CustomerSentiment []string `json:"customer_sentiment"`
+}
+
+// Notifier makes one delivery attempt. A nil error means a 2xx was received;
+// retries are the caller's business.
+type Notifier interface {
+	Deliver(ctx context.Context, d CallbackDelivery) error
+}
