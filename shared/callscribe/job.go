@@ -240,3 +240,13 @@ type Transition struct {
 	CountAttempt bool
 	At           time.Time
 }
+
+// SpeakerAlias returns the display alias of an audio channel: the channel given by
+// agentChannel (AGENT_CHANNEL, default 0) is the Agent, any other is the User.
+// Mono audio has only channel 0.
+func SpeakerAlias(channel, agentChannel int) string {
+	if channel == agentChannel {
+		return AliasAgent
+	}
+	return AliasUser
+}

@@ -1,0 +1,49 @@
+# callscribe: the two commands that matter are `make run` and `make test`.
+SHELL := /bin/bash
+GO    ?= go
+export GOFLAGS ?= -buildvcs=false
+
+.PHONY: run test deps deps-speech deps-aws build test-go fuzz bench-asr bench-insights bench run-aws-local deploy clean
+
+## run: start the whole service locally on the embedded stack (SQLite, disk, in-process queue).
+run: deps-speech
+	$(GO) run ./infra/local
+
+## test: install what the tests need, then run every test and a short fuzz pass.
+test: deps
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 20m ./...
+	$(MAKE) fuzz
+
+## deps: system packages (Debian) and npm packages the tests need.
+deps: deps-speech deps-aws
+
+deps-speech:
+	@bash infra/scripts/install-speech-deps.sh
+
+deps-aws:
+	@bash infra/scripts/install-aws-local.sh
+
+## fuzz: a brief run of every fuzz target (longer runs: FUZZTIME=5m make fuzz).
+FUZZTIME ?= 10s
+fuzz:
+	@bash infra/scripts/fuzz.sh $(FUZZTIME)
+
+bench-asr: deps-speech
+	@bash infra/bench/asr.sh
+
+bench-insights: deps-speech
+	@bash infra/bench/insights.sh
+
+## build: every Lambda as bootstrap for provided.al2023/arm64.
+build:
+	@bash infra/scripts/build-lambdas.sh
+
+run-aws-local: deps-aws
+	$(GO) run ./infra/awslocal
+
+deploy: build
+	sam build && sam deploy --guided
+
+clean:
+	rm -rf bin .aws-sam
