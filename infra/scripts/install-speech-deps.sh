@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# install-speech-deps.sh installs the Debian packages the embedded speech engine
+# (PocketSphinx + mpg123 through cgo), its tests (flite speech synthesis) and the
+# ASR bench (sox, lame, the LibriVox test clips) need. It is idempotent: when every
+# package is already installed it only runs one dpkg-query and exits, so `make run`
+# and `make test` can call it every time.
+set -euo pipefail
+
+PKGS=(
+	pkg-config
+	libpocketsphinx-dev
+	pocketsphinx-en-us
+	libmpg123-dev
+	flite
+	sox
+	libsox-fmt-mp3
+	lame
+	pocketsphinx-testdata
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	# dpkg-query prints "install ok installed" only for a fully installed package.
+	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	if [[ "$status" != "install ok installed" ]]; then
+		missing+=("$p")
+	fi
+done
+
+if ((${#missing[@]} == 0)); then
+	exit 0
+fi
+
+if ! command -v apt-get >/dev/null 2>&1; then
+	echo "install-speech-deps: missing packages (${missing[*]}) and no apt-get; install them by hand" >&2
+	exit 1
+fi
+
+SUDO=()
+if [[ "$(id -u)" != 0 ]]; then
+	SUDO=(sudo)
+fi
+
+echo "install-speech-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+# Other installers (make deps-aws, a parallel session) may hold the dpkg lock:
+# wait for it instead of failing.
+APT=(apt-get -o DPkg::Lock::Timeout=600)
+"${SUDO[@]}" "${APT[@]}" update -qq
+"${SUDO[@]}" "${APT[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-speech-deps: done" >&2
