@@ -104,6 +104,9 @@ type Message struct {
 	Attempt int `json:"attempt,omitempty"`
 	// CallbackMsgID is the tagDelivered msg_id, fixed across a message's retries.
 	CallbackMsgID string `json:"callback_msg_id,omitempty"`
+	// RequestID is the requestId of the API call that caused the work, so worker
+	// log lines can be traced back to it.
+	RequestID string `json:"request_id,omitempty"`
 	// Delay postpones delivery.
 	Delay time.Duration `json:"-"`
 }

@@ -1,0 +1,150 @@
+// Package identity holds the local identity mechanics: password hashing, API key
+// minting and hashing, and the signed short-lived dashboard session tokens.
+package identity
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"math/big"
+	"strings"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+)
+
+// MinPasswordLength is the shortest password signup accepts.
+const MinPasswordLength = 10
+
+// HashPassword returns a bcrypt hash. bcrypt caps input at 72 bytes; longer
+// passwords are refused by the caller's validation rather than silently truncated.
+func HashPassword(password string) (string, error) {
+	h, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+	if err != nil {
+		return "", err
+	}
+	return string(h), nil
+}
+
+// CheckPassword reports whether password matches the bcrypt hash.
+func CheckPassword(hash, password string) bool {
+	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) == nil
+}
+
+// apiKeyPrefix marks our API keys so they are recognisable in logs and secret scanners.
+const apiKeyPrefix = "cs_"
+
+const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// NewAPIKey mints a secret key (shown once), its display prefix and its SHA-256
+// hash (the only form stored).
+func NewAPIKey() (secret, prefix, hash string, err error) {
+	var b strings.Builder
+	b.WriteString(apiKeyPrefix)
+	max := big.NewInt(int64(len(base62)))
+	for range 40 { // 40 base62 chars ≈ 238 bits
+		n, err := rand.Int(rand.Reader, max)
+		if err != nil {
+			return "", "", "", err
+		}
+		b.WriteByte(base62[n.Int64()])
+	}
+	secret = b.String()
+	return secret, secret[:len(apiKeyPrefix)+6], HashAPIKey(secret), nil
+}
+
+// HashAPIKey is the lookup hash of an API key secret.
+func HashAPIKey(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(sum[:])
+}
+
+// sessionPrefix keeps session tokens distinguishable from API keys.
+const sessionPrefix = "css."
+
+// ErrInvalidSession is returned for any token that is malformed, forged or expired.
+var ErrInvalidSession = errors.New("invalid or expired session")
+
+// Sessions issues and verifies HMAC-signed dashboard session tokens.
+type Sessions struct {
+	key []byte
+	ttl time.Duration
+	now func() time.Time
+}
+
+// NewSessions derives the signing key from secret; tokens live for ttl.
+func NewSessions(secret []byte, ttl time.Duration, now func() time.Time) *Sessions {
+	return &Sessions{key: DeriveKey(secret, "dashboard-session"), ttl: ttl, now: now}
+}
+
+type sessionClaims struct {
+	Sub string `json:"sub"`
+	Exp int64  `json:"exp"`
+}
+
+// Issue returns a token for the account and its expiry.
+func (s *Sessions) Issue(accountID string) (string, time.Time) {
+	exp := s.now().Add(s.ttl).UTC().Truncate(time.Second)
+	payload, _ := json.Marshal(sessionClaims{Sub: accountID, Exp: exp.Unix()})
+	return sessionPrefix + Sign(s.key, payload), exp
+}
+
+// Verify returns the account of a valid, unexpired token.
+func (s *Sessions) Verify(token string) (string, error) {
+	rest, ok := strings.CutPrefix(token, sessionPrefix)
+	if !ok {
+		return "", ErrInvalidSession
+	}
+	payload, err := Open(s.key, rest)
+	if err != nil {
+		return "", ErrInvalidSession
+	}
+	var c sessionClaims
+	if json.Unmarshal(payload, &c) != nil || c.Sub == "" || s.now().Unix() >= c.Exp {
+		return "", ErrInvalidSession
+	}
+	return c.Sub, nil
+}
+
+// DeriveKey derives a purpose-specific key so one secret can sign several kinds of
+// token without one kind being accepted as another.
+func DeriveKey(secret []byte, purpose string) []byte {
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte(purpose))
+	return m.Sum(nil)
+}
+
+// Sign returns base64url(payload) "." base64url(HMAC-SHA256(key, payload)).
+func Sign(key, payload []byte) string {
+	m := hmac.New(sha256.New, key)
+	m.Write(payload)
+	enc := base64.RawURLEncoding
+	return enc.EncodeToString(payload) + "." + enc.EncodeToString(m.Sum(nil))
+}
+
+// ErrBadSignature is returned by Open for malformed or tampered tokens.
+var ErrBadSignature = errors.New("malformed or tampered token")
+
+// Open verifies a token made by Sign and returns its payload.
+func Open(key []byte, token string) ([]byte, error) {
+	p, sig, ok := strings.Cut(token, ".")
+	if !ok || len(token) > 4096 {
+		return nil, ErrBadSignature
+	}
+	enc := base64.RawURLEncoding
+	payload, err1 := enc.DecodeString(p)
+	mac, err2 := enc.DecodeString(sig)
+	if err1 != nil || err2 != nil {
+		return nil, ErrBadSignature
+	}
+	m := hmac.New(sha256.New, key)
+	m.Write(payload)
+	if !hmac.Equal(mac, m.Sum(nil)) {
+		return nil, ErrBadSignature
+	}
+	return payload, nil
+}
