@@ -1,0 +1,5 @@
+//go:build !cgo
+
+package audiodecode
+
+const cgoEnabled = false
