@@ -135,7 +135,9 @@ func Open(key []byte, token string) ([]byte, error) {
 	if !ok || len(token) > 4096 {
 		return nil, ErrBadSignature
 	}
-	enc := base64.RawURLEncoding
+	// Strict decoding: otherwise a changed final character whose extra bits are
+	// ignored would decode to the same bytes and a modified token would verify.
+	enc := base64.RawURLEncoding.Strict()
 	payload, err1 := enc.DecodeString(p)
 	mac, err2 := enc.DecodeString(sig)
 	if err1 != nil || err2 != nil {

@@ -1,0 +1,9 @@
+// Command delete is the Lambda function behind the delete route of the API.
+package main
+
+import (
+	"github.com/callscribe/callscribe/shared/httpapi"
+	"github.com/callscribe/callscribe/shared/lambdaapi"
+)
+
+func main() { lambdaapi.ServeRoutes(httpapi.RouteDeleteJob) }

@@ -1,0 +1,50 @@
+// Command local runs the whole callscribe service in one process on the embedded
+// stack (`make run`): the HTTP API on LISTEN_ADDR, state under DATA_DIR.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/callscribe/callscribe/shared/app"
+)
+
+func main() {
+	cfg, err := app.ConfigFromEnv()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	logger := app.NewLogger(cfg.LogLevel)
+	local, err := app.OpenLocal(cfg, logger)
+	if err != nil {
+		logger.Error("starting the local stack failed", "err", err)
+		os.Exit(1)
+	}
+	defer local.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = local.Run(ctx, func(addr string) {
+		logger.Info("callscribe is listening", "url", "http://"+addr, "dataDir", cfg.DataDir, "transcriber", cfg.Transcriber, "workers", cfg.Workers)
+		fmt.Fprintf(os.Stderr, `
+callscribe is running at http://%[1]s  (data in %[2]s)
+
+Get an API key:
+  curl -s -X POST http://%[1]s/dashboard/signup -d '{"email":"you@example.com","password":"a-long-password"}'
+  TOKEN=$(curl -s -X POST http://%[1]s/dashboard/login -d '{"email":"you@example.com","password":"a-long-password"}' | sed -E 's/.*"token":"([^"]+)".*/\1/')
+  curl -s -X POST http://%[1]s/dashboard/api-keys -H "Authorization: Bearer $TOKEN"
+
+Then upload a call:
+  curl -s http://%[1]s/v1/transcriptions -H "Authorization: Bearer $API_KEY" -F file=@call.wav
+
+`, addr, cfg.DataDir)
+	})
+	if err != nil {
+		logger.Error("service stopped with an error", "err", err)
+		os.Exit(1)
+	}
+	logger.Info("callscribe stopped")
+}

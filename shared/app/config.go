@@ -1,0 +1,149 @@
+// Package app reads the service's configuration from the environment and wires
+// ports to adapters. Every entry point (the local process, each Lambda, the local
+// AWS emulation) builds its dependencies here, so they cannot drift apart.
+package app
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/callscribe/callscribe/shared/callback"
+)
+
+// Config is every setting, read from environment variables (README lists them).
+type Config struct {
+	ListenAddr    string  // LISTEN_ADDR
+	DataDir       string  // DATA_DIR
+	Workers       int     // WORKERS
+	QuotaMinutes  float64 // QUOTA_MINUTES
+	RetentionDays int     // RETENTION_DAYS
+	GatewayKey    string  // GATEWAY_KEY
+	SessionSecret string  // SESSION_SECRET (generated into DATA_DIR when unset, locally)
+
+	Transcriber  string // TRANSCRIBER: sphinx | openai (| aws-transcribe on AWS)
+	Summarizer   string // SUMMARIZER: builtin | openai (| bedrock)
+	Tagger       string // TAGGER: builtin | openai (| bedrock)
+	AgentChannel int    // AGENT_CHANNEL
+
+	OpenAIBaseURL         string        // OPENAI_BASE_URL
+	OpenAIAPIKey          string        // OPENAI_API_KEY
+	OpenAITranscribeModel string        // OPENAI_TRANSCRIBE_MODEL
+	OpenAIChatModel       string        // OPENAI_CHAT_MODEL
+	OpenAITimeout         time.Duration // OPENAI_TIMEOUT
+
+	CallbackAllowHosts  []string      // CALLBACK_ALLOW_HOSTS
+	CallbackBackoffBase time.Duration // CALLBACK_BACKOFF_BASE
+	CallbackTimeout     time.Duration // CALLBACK_TIMEOUT
+
+	LogLevel slog.Level // LOG_LEVEL
+}
+
+// ConfigFromEnv reads the configuration, applying defaults and rejecting
+// malformed values with a message naming the variable.
+func ConfigFromEnv() (Config, error) {
+	e := envReader{}
+	c := Config{
+		ListenAddr:            e.str("LISTEN_ADDR", "127.0.0.1:8080"),
+		DataDir:               e.str("DATA_DIR", "./.data"),
+		Workers:               e.integer("WORKERS", 2, 1, 64),
+		QuotaMinutes:          e.number("QUOTA_MINUTES", 1000),
+		RetentionDays:         e.integer("RETENTION_DAYS", 30, 0, 3650),
+		GatewayKey:            os.Getenv("GATEWAY_KEY"),
+		SessionSecret:         os.Getenv("SESSION_SECRET"),
+		Transcriber:           e.str("TRANSCRIBER", "sphinx"),
+		Summarizer:            e.str("SUMMARIZER", "builtin"),
+		Tagger:                e.str("TAGGER", "builtin"),
+		AgentChannel:          e.integer("AGENT_CHANNEL", 0, 0, 1),
+		OpenAIBaseURL:         e.str("OPENAI_BASE_URL", "https://api.openai.com/v1"),
+		OpenAIAPIKey:          os.Getenv("OPENAI_API_KEY"),
+		OpenAITranscribeModel: e.str("OPENAI_TRANSCRIBE_MODEL", "whisper-1"),
+		OpenAIChatModel:       e.str("OPENAI_CHAT_MODEL", "gpt-4o-mini"),
+		OpenAITimeout:         e.duration("OPENAI_TIMEOUT", 120*time.Second),
+		CallbackAllowHosts:    callback.ParseAllowHosts(os.Getenv("CALLBACK_ALLOW_HOSTS")),
+		CallbackBackoffBase:   e.duration("CALLBACK_BACKOFF_BASE", 2*time.Second),
+		CallbackTimeout:       e.duration("CALLBACK_TIMEOUT", callback.AttemptTimeout),
+		LogLevel:              e.level("LOG_LEVEL", slog.LevelInfo),
+	}
+	if c.QuotaMinutes < 0 {
+		e.fail("QUOTA_MINUTES", "must not be negative")
+	}
+	if err := callback.CheckAllowHosts(c.CallbackAllowHosts); err != nil {
+		e.fail("CALLBACK_ALLOW_HOSTS", err.Error())
+	}
+	if len(e.problems) > 0 {
+		return c, fmt.Errorf("configuration: %s", strings.Join(e.problems, "; "))
+	}
+	return c, nil
+}
+
+type envReader struct{ problems []string }
+
+func (e *envReader) fail(name, why string) { e.problems = append(e.problems, name+" "+why) }
+
+func (e *envReader) str(name, def string) string {
+	if v := strings.TrimSpace(os.Getenv(name)); v != "" {
+		return v
+	}
+	return def
+}
+
+func (e *envReader) integer(name string, def, lo, hi int) int {
+	v := strings.TrimSpace(os.Getenv(name))
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		e.fail(name, fmt.Sprintf("must be an integer from %d to %d, got %q", lo, hi, v))
+		return def
+	}
+	return n
+}
+
+func (e *envReader) number(name string, def float64) float64 {
+	v := strings.TrimSpace(os.Getenv(name))
+	if v == "" {
+		return def
+	}
+	n, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		e.fail(name, fmt.Sprintf("must be a number, got %q", v))
+		return def
+	}
+	return n
+}
+
+func (e *envReader) duration(name string, def time.Duration) time.Duration {
+	v := strings.TrimSpace(os.Getenv(name))
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		e.fail(name, fmt.Sprintf("must be a Go duration such as 2s or 500ms, got %q", v))
+		return def
+	}
+	return d
+}
+
+func (e *envReader) level(name string, def slog.Level) slog.Level {
+	v := strings.TrimSpace(os.Getenv(name))
+	if v == "" {
+		return def
+	}
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(v)); err != nil {
+		e.fail(name, fmt.Sprintf("must be debug, info, warn or error, got %q", v))
+		return def
+	}
+	return l
+}
+
+// NewLogger returns the JSON logger every entry point uses.
+func NewLogger(level slog.Level) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+}

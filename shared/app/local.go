@@ -1,0 +1,220 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/callscribe/callscribe/shared/callback"
+	"github.com/callscribe/callscribe/shared/callscribe"
+	"github.com/callscribe/callscribe/shared/diskaudio"
+	"github.com/callscribe/callscribe/shared/httpapi"
+	"github.com/callscribe/callscribe/shared/identity"
+	"github.com/callscribe/callscribe/shared/pipeline"
+	"github.com/callscribe/callscribe/shared/sqlite"
+)
+
+// SessionTTL is the lifetime of a dashboard session token.
+const SessionTTL = time.Hour
+
+// Local is the whole service in one process on the embedded stack: SQLite for
+// jobs, accounts and the durable queue, files for audio, in-process workers.
+type Local struct {
+	Config  Config
+	Logger  *slog.Logger
+	DB      *sqlite.DB
+	Audio   *diskaudio.Store
+	Engines *Engines
+	Server  *httpapi.Server
+	Worker  *pipeline.Worker
+}
+
+// OpenLocal builds the local stack under cfg.DataDir.
+func OpenLocal(cfg Config, logger *slog.Logger) (*Local, error) {
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("creating DATA_DIR: %w", err)
+	}
+	secret, err := sessionSecret(cfg)
+	if err != nil {
+		return nil, err
+	}
+	db, err := sqlite.Open(filepath.Join(cfg.DataDir, "callscribe.db"))
+	if err != nil {
+		return nil, err
+	}
+	audio, err := diskaudio.New(filepath.Join(cfg.DataDir, "audio"))
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	engines, err := NewEngines(cfg, true)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	sessions := httpapi.BearerSessions{Sessions: identity.NewSessions(secret, SessionTTL, time.Now)}
+	queue := db.Queue()
+	server := httpapi.New(httpapi.Deps{
+		Jobs: db.Jobs(), Accounts: db.Accounts(), Audio: audio, Queue: queue,
+		Sessions: sessions, Issuer: sessions, Logger: logger,
+	}, httpapi.Config{
+		QuotaMinutes:       cfg.QuotaMinutes,
+		GatewayKey:         cfg.GatewayKey,
+		CallbackAllowHosts: cfg.CallbackAllowHosts,
+		CursorKey:          identity.DeriveKey(secret, "list-cursor"),
+	})
+	worker := &pipeline.Worker{
+		Jobs: db.Jobs(), Audio: audio, Queue: queue,
+		Transcriber: engines.Transcriber, Summarizer: engines.Summarizer, Tagger: engines.Tagger,
+		Notifier:            callback.NewNotifier(callback.NotifierConfig{AllowHosts: cfg.CallbackAllowHosts, Timeout: cfg.CallbackTimeout}),
+		Logger:              logger,
+		CallbackBackoffBase: cfg.CallbackBackoffBase,
+		CallbackTimeout:     cfg.CallbackTimeout,
+	}
+	return &Local{Config: cfg, Logger: logger, DB: db, Audio: audio, Engines: engines, Server: server, Worker: worker}, nil
+}
+
+// sessionSecret is SESSION_SECRET, or a random secret generated once and kept
+// in DATA_DIR so sessions and cursors survive restarts.
+func sessionSecret(cfg Config) ([]byte, error) {
+	if cfg.SessionSecret != "" {
+		return []byte(cfg.SessionSecret), nil
+	}
+	path := filepath.Join(cfg.DataDir, "session.secret")
+	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) >= 32 {
+		return []byte(strings.TrimSpace(string(b))), nil
+	}
+	buf := make([]byte, 32)
+	if _, err := rand.Read(buf); err != nil {
+		return nil, err
+	}
+	secret := hex.EncodeToString(buf)
+	if err := os.WriteFile(path, []byte(secret+"\n"), 0o600); err != nil {
+		return nil, fmt.Errorf("writing %s: %w", path, err)
+	}
+	return []byte(secret), nil
+}
+
+// Close releases the database and engines.
+func (l *Local) Close() {
+	l.Engines.Close()
+	l.DB.Close()
+}
+
+// Run serves HTTP and runs the workers until ctx is cancelled, then shuts down
+// gracefully. ready, if not nil, receives the bound address.
+func (l *Local) Run(ctx context.Context, ready func(addr string)) error {
+	queue := l.DB.Queue()
+	if n, err := queue.RecoverInFlight(ctx); err != nil {
+		return fmt.Errorf("recovering in-flight messages: %w", err)
+	} else if n > 0 {
+		l.Logger.Info("recovered messages left in flight by the previous run", "count", n)
+	}
+	if err := l.requeueOrphans(ctx); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", l.Config.ListenAddr)
+	if err != nil {
+		return fmt.Errorf("listening on LISTEN_ADDR=%s: %w", l.Config.ListenAddr, err)
+	}
+	srv := &http.Server{Handler: l.Server, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+
+	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		if err := queue.Consume(workCtx, l.Config.Workers, l.Worker, sqlite.ConsumeOptions{Logger: l.Logger}); err != nil && !errors.Is(err, context.Canceled) {
+			l.Logger.Error("queue consumer stopped", "err", err)
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		l.purgeLoop(workCtx)
+	}()
+
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+	select {
+	case <-ctx.Done():
+	case err := <-serveErr:
+		stopWork()
+		wg.Wait()
+		return err
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	err = srv.Shutdown(shutdownCtx)
+	stopWork()
+	wg.Wait()
+	return err
+}
+
+// requeueOrphans gives every unfinished job a queue message if it has none: a
+// crash between storing a job and queueing it must not strand the job.
+func (l *Local) requeueOrphans(ctx context.Context) error {
+	ids, err := l.DB.Jobs().UnfinishedJobIDs(ctx, 100000)
+	if err != nil {
+		return fmt.Errorf("listing unfinished jobs: %w", err)
+	}
+	pending, err := l.DB.Queue().PendingJobIDs(ctx)
+	if err != nil {
+		return fmt.Errorf("listing queued messages: %w", err)
+	}
+	requeued := 0
+	for _, id := range ids {
+		if pending[id] {
+			continue
+		}
+		job, err := l.DB.Jobs().GetJob(ctx, id)
+		if err != nil {
+			continue // deleted meanwhile
+		}
+		kind := callscribe.KindTranscribe
+		if job.Type.Derived() {
+			kind = callscribe.KindDerive
+		}
+		if err := l.DB.Queue().Enqueue(ctx, callscribe.Message{Kind: kind, JobID: id}); err != nil {
+			return fmt.Errorf("requeueing job %s: %w", id, err)
+		}
+		requeued++
+	}
+	if requeued > 0 {
+		l.Logger.Info("requeued unfinished jobs that had no queue message", "count", requeued)
+	}
+	return nil
+}
+
+// purgeLoop removes the records of jobs deleted more than RETENTION_DAYS ago.
+func (l *Local) purgeLoop(ctx context.Context) {
+	tick := time.NewTicker(time.Hour)
+	defer tick.Stop()
+	for {
+		before := time.Now().Add(-time.Duration(l.Config.RetentionDays) * 24 * time.Hour)
+		if n, err := l.DB.Jobs().PurgeDeletedJobs(ctx, before); err != nil {
+			if ctx.Err() == nil {
+				l.Logger.Error("purging deleted jobs failed", "err", err)
+			}
+		} else if n > 0 {
+			l.Logger.Info("purged deleted jobs past retention", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}

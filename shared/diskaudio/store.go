@@ -1,0 +1,97 @@
+// Package diskaudio keeps uploaded audio as files under a directory: the local
+// stack's AudioStore.
+package diskaudio
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/callscribe/callscribe/shared/callscribe"
+)
+
+// Store implements callscribe.AudioStore on a directory.
+type Store struct{ root string }
+
+// New creates the directory if needed.
+func New(root string) (*Store, error) {
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return nil, fmt.Errorf("creating audio directory: %w", err)
+	}
+	return &Store{root: root}, nil
+}
+
+// path maps a key to a file below root, refusing keys that could escape it.
+func (s *Store) path(key string) (string, error) {
+	if key == "" || strings.Contains(key, "..") || strings.HasPrefix(key, "/") || strings.ContainsRune(key, 0) {
+		return "", fmt.Errorf("invalid audio key %q", key)
+	}
+	return filepath.Join(s.root, filepath.FromSlash(key)), nil
+}
+
+// PutAudio writes to a temporary file and renames it into place, so a crash
+// never leaves a half-written object under the key.
+func (s *Store) PutAudio(ctx context.Context, key string, r io.ReadSeeker, size int64) error {
+	p, err := s.path(key)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return fmt.Errorf("creating audio directory: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(p), ".upload-*")
+	if err != nil {
+		return fmt.Errorf("creating audio file: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // no-op after a successful rename
+	n, err := io.Copy(tmp, io.LimitReader(r, size+1))
+	if err == nil && n != size {
+		err = fmt.Errorf("audio body has %d bytes, want %d", n, size)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing audio: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), p); err != nil {
+		return fmt.Errorf("storing audio: %w", err)
+	}
+	return nil
+}
+
+// OpenAudio opens the stored file; NOT_FOUND when absent.
+func (s *Store) OpenAudio(ctx context.Context, key string) (io.ReadCloser, error) {
+	p, err := s.path(key)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, callscribe.Errorf(callscribe.CodeNotFound, "no audio stored under %s", key)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opening audio: %w", err)
+	}
+	return f, nil
+}
+
+// DeleteAudio removes the file; an absent file is not an error.
+func (s *Store) DeleteAudio(ctx context.Context, key string) error {
+	p, err := s.path(key)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("deleting audio: %w", err)
+	}
+	return nil
+}

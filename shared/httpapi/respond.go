@@ -1,0 +1,115 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/callscribe/callscribe/shared/callscribe"
+)
+
+// statusOf maps every error code to its HTTP status: the one place it is decided.
+var statusOf = map[string]int{
+	callscribe.CodeAudioFileMissing:          http.StatusBadRequest,
+	callscribe.CodeAudioDurationUnknown:      http.StatusBadRequest,
+	callscribe.CodeInvalidMetadataJSON:       http.StatusBadRequest,
+	callscribe.CodeInvalidPagination:         http.StatusBadRequest,
+	callscribe.CodeInvalidFilter:             http.StatusBadRequest,
+	callscribe.CodeMissingJobID:              http.StatusBadRequest,
+	callscribe.CodeInvalidJSONBody:           http.StatusBadRequest,
+	callscribe.CodeMissingTranscriptSource:   http.StatusBadRequest,
+	callscribe.CodeMultipleTranscriptSources: http.StatusBadRequest,
+	callscribe.CodeNotATranscription:         http.StatusBadRequest,
+	callscribe.CodeInvalidSignup:             http.StatusBadRequest,
+	callscribe.CodeInvalidCallback:           http.StatusBadRequest,
+	callscribe.CodeInvalidRequest:            http.StatusBadRequest,
+	callscribe.CodeUploadNotFound:            http.StatusBadRequest,
+	callscribe.CodeUnauthorized:              http.StatusUnauthorized,
+	callscribe.CodeForbidden:                 http.StatusForbidden,
+	callscribe.CodeJobNotFound:               http.StatusNotFound,
+	callscribe.CodeNotFound:                  http.StatusNotFound,
+	callscribe.CodeMethodNotAllowed:          http.StatusMethodNotAllowed,
+	callscribe.CodeTranscriptionNotReady:     http.StatusConflict,
+	callscribe.CodeEmailTaken:                http.StatusConflict,
+	callscribe.CodeFileTooLarge:              http.StatusRequestEntityTooLarge,
+	callscribe.CodeRequestTooLarge:           http.StatusRequestEntityTooLarge,
+	callscribe.CodeUnsupportedAudioFormat:    http.StatusUnsupportedMediaType,
+	callscribe.CodeTranscriptEmpty:           http.StatusUnprocessableEntity,
+	callscribe.CodeQuotaExceeded:             http.StatusTooManyRequests,
+	callscribe.CodeInternal:                  http.StatusInternalServerError,
+	callscribe.CodeProviderSubmitFailed:      http.StatusBadGateway,
+}
+
+// HTTPStatus returns the status for an error code; unknown codes are internal.
+func HTTPStatus(code string) int {
+	if st, ok := statusOf[code]; ok {
+		return st
+	}
+	return http.StatusInternalServerError
+}
+
+type ctxKey int
+
+const (
+	requestIDKey ctxKey = iota
+	loggerKey
+	accountKey
+)
+
+func withRequest(ctx context.Context, requestID string, log *slog.Logger) context.Context {
+	ctx = context.WithValue(ctx, requestIDKey, requestID)
+	return context.WithValue(ctx, loggerKey, log)
+}
+
+// RequestID returns the requestId of the request being served.
+func RequestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey).(string)
+	return id
+}
+
+func logger(ctx context.Context) *slog.Logger {
+	if l, ok := ctx.Value(loggerKey).(*slog.Logger); ok {
+		return l
+	}
+	return slog.Default()
+}
+
+// writeJSON writes body with requestId added. body must be a map so the
+// identifier can be added without a wrapper type per response.
+func writeJSON(w http.ResponseWriter, r *http.Request, status int, body map[string]any) {
+	body["requestId"] = RequestID(r.Context())
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(body); err != nil {
+		logger(r.Context()).Warn("writing response failed", "err", err)
+	}
+}
+
+// writeError writes the spec's error shape. Internal errors are logged with their
+// real cause and answered with a generic message: no err.Error() in a 500 body.
+func writeError(w http.ResponseWriter, r *http.Request, err error) {
+	code := callscribe.ErrorCode(err)
+	status := HTTPStatus(code)
+	if status == http.StatusInternalServerError {
+		code = callscribe.CodeInternal
+		logger(r.Context()).Error("internal error", "err", err, "method", r.Method, "path", r.URL.Path)
+	}
+	e := map[string]any{"code": code, "message": callscribe.ErrorMessage(err)}
+	if status == http.StatusInternalServerError {
+		e["message"] = "An internal error occurred. Quote the requestId when contacting support."
+	}
+	var ce *callscribe.Error
+	if errors.As(err, &ce) && ce.Details != nil {
+		e["details"] = ce.Details
+	}
+	writeJSON(w, r, status, map[string]any{"error": e})
+}
+
+func constantTimeEqual(a, b string) bool {
+	return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
+}

@@ -1,0 +1,241 @@
+// Package httpapi serves the v1 API and the dashboard identity endpoints with
+// net/http and Go 1.22 route patterns. The same handler runs in the local process
+// and behind API Gateway in Lambda (through aws-lambda-go-api-proxy).
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/callscribe/callscribe/shared/callscribe"
+)
+
+// Sizes the API enforces.
+const (
+	// MaxAudioBytes is the spec's 10 MB upload limit, read as 10 MiB.
+	MaxAudioBytes = 10 << 20
+	// maxMultipartOverhead allows the form's other fields and part headers.
+	maxMultipartOverhead = 1 << 20
+	// maxJSONBody bounds summarize/tag and dashboard bodies.
+	maxJSONBody = 2 << 20
+	// maxMetadataBytes bounds the metadata form field.
+	maxMetadataBytes = 64 << 10
+)
+
+// SessionAuthenticator resolves the dashboard session of a request to its
+// account. Locally it verifies our signed tokens; on AWS it reads the Cognito
+// claims API Gateway's JWT authorizer attached.
+type SessionAuthenticator interface {
+	AuthenticateSession(r *http.Request) (accountID string, err error)
+}
+
+// SessionIssuer issues dashboard sessions (local identity only).
+type SessionIssuer interface {
+	Issue(accountID string) (token string, expiresAt time.Time)
+}
+
+// UploadSigner hands out presigned direct-to-storage uploads for files larger
+// than a Lambda request can carry. Optional.
+type UploadSigner interface {
+	// SignUpload returns where and how to POST the file.
+	SignUpload(ctx context.Context, key string, maxBytes int64, expiry time.Duration) (url string, fields map[string]string, err error)
+}
+
+// Config holds the API's settings.
+type Config struct {
+	QuotaMinutes       float64
+	GatewayKey         string   // when set, the `apikey` header must equal it
+	CallbackAllowHosts []string // CALLBACK_ALLOW_HOSTS
+	// CursorKey signs pagination cursors (tamper-evident, opaque).
+	CursorKey []byte
+}
+
+// Deps are the ports the handlers use. Identity and Sessions are nil where the
+// dashboard identity lives elsewhere (Cognito on AWS).
+type Deps struct {
+	Jobs     callscribe.JobStore
+	Accounts callscribe.AccountStore
+	Audio    callscribe.AudioStore
+	Queue    callscribe.Queue
+	Sessions SessionAuthenticator
+	Issuer   SessionIssuer
+	Uploads  UploadSigner
+	Logger   *slog.Logger
+	Now      func() time.Time
+	NewID    func() string
+}
+
+// Server is the HTTP API.
+type Server struct {
+	deps Deps
+	cfg  Config
+	mux  *http.ServeMux
+}
+
+// Route names a registered pattern, so a Lambda function can serve only its own.
+type Route string
+
+// The routes of the service.
+const (
+	RouteCreateTranscription Route = "POST /v1/transcriptions"
+	RouteListJobs            Route = "GET /v1/transcriptions"
+	RouteUsage               Route = "GET /v1/transcriptions/usage"
+	RouteGetJob              Route = "GET /v1/transcriptions/{job_id}"
+	RouteDeleteJob           Route = "DELETE /v1/transcriptions/{job_id}"
+	RouteSummarize           Route = "POST /v1/summarize"
+	RouteTag                 Route = "POST /v1/tag"
+	RouteTaxonomy            Route = "GET /v1/tags/taxonomy"
+	RouteCreateUpload        Route = "POST /v1/transcriptions/uploads"
+	RouteSignup              Route = "POST /dashboard/signup"
+	RouteLogin               Route = "POST /dashboard/login"
+	RouteCreateAPIKey        Route = "POST /dashboard/api-keys"
+	RouteListAPIKeys         Route = "GET /dashboard/api-keys"
+	RouteRevokeAPIKey        Route = "DELETE /dashboard/api-keys/{key_id}"
+	RouteHealth              Route = "GET /healthz"
+)
+
+// New builds the server. With no routes given it serves all of them; a Lambda
+// function passes its own route(s) so a misrouted request gets 404.
+func New(deps Deps, cfg Config, routes ...Route) *Server {
+	if deps.Logger == nil {
+		deps.Logger = slog.Default()
+	}
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	if deps.NewID == nil {
+		deps.NewID = func() string { return uuid.NewString() }
+	}
+	s := &Server{deps: deps, cfg: cfg, mux: http.NewServeMux()}
+	handlers := map[Route]http.HandlerFunc{
+		RouteCreateTranscription: s.apiKey(s.createTranscription),
+		RouteListJobs:            s.apiKey(s.listJobs),
+		RouteUsage:               s.session(s.usage),
+		RouteGetJob:              s.apiKey(s.getJob),
+		RouteDeleteJob:           s.apiKey(s.deleteJob),
+		RouteSummarize:           s.apiKey(s.derive(callscribe.TypeSummary)),
+		RouteTag:                 s.apiKey(s.derive(callscribe.TypeTags)),
+		RouteTaxonomy:            s.apiKey(s.taxonomy),
+		RouteCreateUpload:        s.apiKey(s.createUpload),
+		RouteSignup:              s.signup,
+		RouteLogin:               s.login,
+		RouteCreateAPIKey:        s.session(s.createAPIKey),
+		RouteListAPIKeys:         s.session(s.listAPIKeys),
+		RouteRevokeAPIKey:        s.session(s.revokeAPIKey),
+		RouteHealth:              s.health,
+	}
+	if len(routes) == 0 {
+		for r := range handlers {
+			routes = append(routes, r)
+		}
+	}
+	for _, r := range routes {
+		s.mux.HandleFunc(string(r), handlers[r])
+		// A path with an empty job_id is a malformed client call: MISSING_JOB_ID.
+		switch r {
+		case RouteGetJob:
+			s.mux.HandleFunc("GET /v1/transcriptions/{$}", s.apiKey(s.missingJobID))
+		case RouteDeleteJob:
+			s.mux.HandleFunc("DELETE /v1/transcriptions/{$}", s.apiKey(s.missingJobID))
+			s.mux.HandleFunc("DELETE /v1/transcriptions", s.apiKey(s.missingJobID))
+		}
+	}
+	return s
+}
+
+// ServeHTTP runs the request-scoped middleware, then the mux; unknown routes and
+// wrong methods get the spec's error shape instead of net/http's plain text.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	requestID := s.deps.NewID()
+	log := s.deps.Logger.With("requestId", requestID)
+	ctx := withRequest(r.Context(), requestID, log)
+	r = r.WithContext(ctx)
+	w.Header().Set("X-Request-Id", requestID)
+	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+	start := time.Now()
+	defer func() {
+		if p := recover(); p != nil {
+			log.Error("panic in handler", "panic", p, "method", r.Method, "path", r.URL.Path)
+			if !rec.wrote {
+				writeError(rec, r, callscribe.Errorf(callscribe.CodeInternal, "An internal error occurred."))
+			}
+		}
+		log.Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "duration_ms", time.Since(start).Milliseconds())
+	}()
+
+	if s.cfg.GatewayKey != "" && r.URL.Path != "/healthz" && !constantTimeEqual(r.Header.Get("apikey"), s.cfg.GatewayKey) {
+		writeError(rec, r, callscribe.Errorf(callscribe.CodeUnauthorized, "Missing or invalid gateway key (apikey header)."))
+		return
+	}
+	if _, pattern := s.mux.Handler(r); pattern == "" {
+		if allow := s.allowedMethods(r); len(allow) > 0 {
+			rec.Header().Set("Allow", joinComma(allow))
+			writeError(rec, r, callscribe.Errorf(callscribe.CodeMethodNotAllowed, "Method %s is not allowed on %s.", r.Method, r.URL.Path))
+			return
+		}
+		writeError(rec, r, callscribe.Errorf(callscribe.CodeNotFound, "No route for %s %s.", r.Method, r.URL.Path))
+		return
+	}
+	s.mux.ServeHTTP(rec, r)
+}
+
+func (s *Server) allowedMethods(r *http.Request) []string {
+	var allow []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		if m == r.Method {
+			continue
+		}
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := s.mux.Handler(probe); pattern != "" {
+			allow = append(allow, m)
+		}
+	}
+	return allow
+}
+
+func joinComma(xs []string) string {
+	out := ""
+	for i, x := range xs {
+		if i > 0 {
+			out += ", "
+		}
+		out += x
+	}
+	return out
+}
+
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, r, http.StatusOK, map[string]any{"status": "ok"})
+}
+
+func (s *Server) missingJobID(w http.ResponseWriter, r *http.Request, _ string) {
+	writeError(w, r, callscribe.Errorf(callscribe.CodeMissingJobID, "The job_id path parameter is required."))
+}
+
+// statusRecorder remembers the status for the access log and whether a body was written.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if !r.wrote {
+		r.status = code
+		r.wrote = true
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	r.wrote = true
+	return r.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController and MaxBytesReader reach the real writer.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

@@ -1,0 +1,297 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/callscribe/callscribe/shared/callscribe"
+	"github.com/callscribe/callscribe/shared/diskaudio"
+	"github.com/callscribe/callscribe/shared/identity"
+	"github.com/callscribe/callscribe/shared/sqlite"
+)
+
+// failingQueue refuses every message, as a broken pipeline would.
+type failingQueue struct{ calls int }
+
+func (q *failingQueue) Enqueue(context.Context, callscribe.Message) error {
+	q.calls++
+	return errors.New("queue unavailable")
+}
+
+type recordingQueue struct{ msgs []callscribe.Message }
+
+func (q *recordingQueue) Enqueue(_ context.Context, m callscribe.Message) error {
+	q.msgs = append(q.msgs, m)
+	return nil
+}
+
+type fixture struct {
+	server  *Server
+	jobs    callscribe.JobStore
+	apiKey  string
+	account string
+}
+
+func newFixture(t *testing.T, queue callscribe.Queue, wrap func(callscribe.JobStore) callscribe.JobStore) *fixture {
+	t.Helper()
+	dir := t.TempDir()
+	db, err := sqlite.Open(filepath.Join(dir, "db.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	audio, err := diskaudio.New(filepath.Join(dir, "audio"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jobs callscribe.JobStore = db.Jobs()
+	if wrap != nil {
+		jobs = wrap(jobs)
+	}
+	ctx := context.Background()
+	acct := &callscribe.Account{ID: "acct-1", Email: "a@example.com", PasswordHash: "x", CreatedAt: time.Now()}
+	if err := db.Accounts().CreateAccount(ctx, acct); err != nil {
+		t.Fatal(err)
+	}
+	secret, prefix, hash, _ := identity.NewAPIKey()
+	if err := db.Accounts().CreateAPIKey(ctx, &callscribe.APIKey{ID: "key-1", AccountID: acct.ID, Prefix: prefix, Hash: hash, CreatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	sessions := BearerSessions{Sessions: identity.NewSessions([]byte("s"), time.Hour, time.Now)}
+	srv := New(Deps{Jobs: jobs, Accounts: db.Accounts(), Audio: audio, Queue: queue, Sessions: sessions, Issuer: sessions},
+		Config{QuotaMinutes: 10, CursorKey: []byte("cursor-key")})
+	return &fixture{server: srv, jobs: db.Jobs(), apiKey: secret, account: acct.ID}
+}
+
+// wav returns a canonical 16-bit PCM mono WAV of the given length with a tone.
+func wav(seconds float64, rate int) []byte {
+	n := int(seconds * float64(rate))
+	var b bytes.Buffer
+	le := binary.LittleEndian
+	b.WriteString("RIFF")
+	binary.Write(&b, le, uint32(36+2*n))
+	b.WriteString("WAVEfmt ")
+	binary.Write(&b, le, uint32(16))
+	binary.Write(&b, le, uint16(1))
+	binary.Write(&b, le, uint16(1))
+	binary.Write(&b, le, uint32(rate))
+	binary.Write(&b, le, uint32(2*rate))
+	binary.Write(&b, le, uint16(2))
+	binary.Write(&b, le, uint16(16))
+	b.WriteString("data")
+	binary.Write(&b, le, uint32(2*n))
+	for i := range n {
+		binary.Write(&b, le, int16((i%40)*500-10000))
+	}
+	return b.Bytes()
+}
+
+func (f *fixture) upload(t *testing.T, audio []byte) *httptest.ResponseRecorder {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	fw, _ := mw.CreateFormFile("file", "call.wav")
+	fw.Write(audio)
+	mw.Close()
+	req := httptest.NewRequest(http.MethodPost, "/v1/transcriptions", &body)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Authorization", "Bearer "+f.apiKey)
+	rec := httptest.NewRecorder()
+	f.server.ServeHTTP(rec, req)
+	return rec
+}
+
+func (f *fixture) do(t *testing.T, method, path, body string) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+f.apiKey)
+	rec := httptest.NewRecorder()
+	f.server.ServeHTTP(rec, req)
+	return rec
+}
+
+type errorBody struct {
+	Error struct {
+		Code    string         `json:"code"`
+		Message string         `json:"message"`
+		Details map[string]any `json:"details"`
+	} `json:"error"`
+	RequestID string `json:"requestId"`
+}
+
+func decodeError(t *testing.T, rec *httptest.ResponseRecorder) errorBody {
+	t.Helper()
+	var e errorBody
+	if err := json.Unmarshal(rec.Body.Bytes(), &e); err != nil {
+		t.Fatalf("body %q is not JSON: %v", rec.Body.String(), err)
+	}
+	if e.RequestID == "" || e.RequestID != rec.Header().Get("X-Request-Id") {
+		t.Fatalf("requestId %q does not match X-Request-Id %q", e.RequestID, rec.Header().Get("X-Request-Id"))
+	}
+	return e
+}
+
+func TestUploadWithFailingQueueFailsJobAndReleasesMinutes(t *testing.T) {
+	q := &failingQueue{}
+	f := newFixture(t, q, nil)
+	rec := f.upload(t, wav(30, 8000))
+	if rec.Code != http.StatusBadGateway {
+		t.Fatalf("status %d, want 502; body %s", rec.Code, rec.Body)
+	}
+	e := decodeError(t, rec)
+	if e.Error.Code != callscribe.CodeProviderSubmitFailed {
+		t.Fatalf("code %q", e.Error.Code)
+	}
+	jobID, _ := e.Error.Details["job_id"].(string)
+	job, err := f.jobs.GetJob(context.Background(), jobID)
+	if err != nil {
+		t.Fatalf("the stored job is gone: %v", err)
+	}
+	if job.Status != callscribe.StatusFailed || job.Error == nil || job.Error.Code != callscribe.JobErrSubmitFailed {
+		t.Fatalf("job status %s error %+v, want failed/submit_failed", job.Status, job.Error)
+	}
+	used, _ := f.jobs.UsedSeconds(context.Background(), f.account, callscribe.QuotaMonth(time.Now()))
+	if used != 0 {
+		t.Fatalf("used %v seconds after a failed submission, want 0", used)
+	}
+	if q.calls != 1 {
+		t.Fatalf("queue called %d times", q.calls)
+	}
+}
+
+func TestSummarizeWithFailingQueueIs502(t *testing.T) {
+	f := newFixture(t, &failingQueue{}, nil)
+	rec := f.do(t, http.MethodPost, "/v1/summarize", `{"transcript_text":"Agent: hello\nUser: my bill is wrong"}`)
+	if rec.Code != http.StatusBadGateway || decodeError(t, rec).Error.Code != callscribe.CodeProviderSubmitFailed {
+		t.Fatalf("status %d body %s", rec.Code, rec.Body)
+	}
+}
+
+func TestAcceptedUploadQueuesOneMessageWithRequestID(t *testing.T) {
+	q := &recordingQueue{}
+	f := newFixture(t, q, nil)
+	rec := f.upload(t, wav(2, 8000))
+	if rec.Code != http.StatusAccepted {
+		t.Fatalf("status %d body %s", rec.Code, rec.Body)
+	}
+	var body map[string]any
+	json.Unmarshal(rec.Body.Bytes(), &body)
+	if len(q.msgs) != 1 || q.msgs[0].JobID != body["job_id"] || q.msgs[0].Kind != callscribe.KindTranscribe {
+		t.Fatalf("messages %+v for body %v", q.msgs, body)
+	}
+	if q.msgs[0].RequestID != body["requestId"] {
+		t.Fatalf("message requestId %q, body %v", q.msgs[0].RequestID, body["requestId"])
+	}
+}
+
+// brokenStore fails or panics on reads, to check what a 500 reveals.
+type brokenStore struct {
+	callscribe.JobStore
+	panics bool
+}
+
+func (b brokenStore) GetJob(context.Context, string) (*callscribe.Job, error) {
+	if b.panics {
+		panic("boom")
+	}
+	return nil, errors.New("disk I/O error at /var/secret/path.db")
+}
+
+func TestInternalErrorsHideTheirCause(t *testing.T) {
+	for _, panics := range []bool{false, true} {
+		f := newFixture(t, &recordingQueue{}, func(s callscribe.JobStore) callscribe.JobStore { return brokenStore{s, panics} })
+		rec := f.do(t, http.MethodGet, "/v1/transcriptions/6f1c9a4e-8a43-4c1b-9a55-0d6c2d0b4a11", "")
+		if rec.Code != http.StatusInternalServerError {
+			t.Fatalf("panics=%v: status %d", panics, rec.Code)
+		}
+		e := decodeError(t, rec)
+		if e.Error.Code != callscribe.CodeInternal || strings.Contains(rec.Body.String(), "secret") || strings.Contains(rec.Body.String(), "boom") {
+			t.Fatalf("panics=%v: body leaks or has the wrong code: %s", panics, rec.Body)
+		}
+	}
+}
+
+func TestParseLimit(t *testing.T) {
+	cases := []struct {
+		in    string
+		want  int
+		valid bool
+	}{
+		{"1", 1, true}, {"10", 10, true}, {"100", 100, true}, {"101", 100, true},
+		{"99999999999999999999999", 100, true}, {"007", 7, true},
+		{"0", 0, false}, {"-1", 0, false}, {"abc", 0, false}, {"1.5", 0, false}, {"+5", 0, false}, {" 5", 0, false},
+	}
+	for _, c := range cases {
+		got, ok := parseLimit(c.in)
+		if ok != c.valid || (ok && got != c.want) {
+			t.Errorf("parseLimit(%q) = %d, %v; want %d, %v", c.in, got, ok, c.want, c.valid)
+		}
+	}
+}
+
+func TestCursorIsBoundToAccountAndTamperEvident(t *testing.T) {
+	key := []byte("k")
+	pos := callscribe.Position{CreatedAt: time.Date(2026, 11, 21, 10, 0, 0, 123000000, time.UTC), JobID: "6f1c9a4e-8a43-4c1b-9a55-0d6c2d0b4a11"}
+	c := encodeCursor(key, "acct-a", pos)
+	got, err := decodeCursor(key, "acct-a", c)
+	if err != nil || !got.CreatedAt.Equal(pos.CreatedAt) || got.JobID != pos.JobID {
+		t.Fatalf("round trip: %+v, %v", got, err)
+	}
+	if _, err := decodeCursor(key, "acct-b", c); err == nil {
+		t.Fatal("another account's cursor accepted")
+	}
+	if _, err := decodeCursor([]byte("other"), "acct-a", c); err == nil {
+		t.Fatal("cursor signed with another key accepted")
+	}
+	for i := range c {
+		flipped := []byte(c)
+		flipped[i] ^= 1
+		if _, err := decodeCursor(key, "acct-a", string(flipped)); err == nil {
+			t.Fatalf("tampered cursor (byte %d) accepted", i)
+		}
+	}
+}
+
+func TestUnknownRouteAndWrongMethodUseErrorShape(t *testing.T) {
+	f := newFixture(t, &recordingQueue{}, nil)
+	rec := f.do(t, http.MethodGet, "/v2/nothing", "")
+	if rec.Code != http.StatusNotFound || decodeError(t, rec).Error.Code != callscribe.CodeNotFound {
+		t.Fatalf("unknown route: %d %s", rec.Code, rec.Body)
+	}
+	rec = f.do(t, http.MethodPut, "/v1/transcriptions", "")
+	if rec.Code != http.StatusMethodNotAllowed || decodeError(t, rec).Error.Code != callscribe.CodeMethodNotAllowed {
+		t.Fatalf("wrong method: %d %s", rec.Code, rec.Body)
+	}
+	if allow := rec.Header().Get("Allow"); !strings.Contains(allow, "GET") || !strings.Contains(allow, "POST") {
+		t.Fatalf("Allow header %q", allow)
+	}
+}
+
+func TestRouteRestrictedServer(t *testing.T) {
+	f := newFixture(t, &recordingQueue{}, nil)
+	only := New(f.server.deps, f.server.cfg, RouteGetJob)
+	req := httptest.NewRequest(http.MethodPost, "/v1/summarize", strings.NewReader(`{}`))
+	req.Header.Set("Authorization", "Bearer "+f.apiKey)
+	rec := httptest.NewRecorder()
+	only.ServeHTTP(rec, req)
+	if rec.Code != http.StatusNotFound {
+		t.Fatalf("a route the function does not serve answered %d", rec.Code)
+	}
+	req = httptest.NewRequest(http.MethodGet, "/v1/transcriptions/", nil)
+	req.Header.Set("Authorization", "Bearer "+f.apiKey)
+	rec = httptest.NewRecorder()
+	only.ServeHTTP(rec, req)
+	if rec.Code != http.StatusBadRequest || decodeError(t, rec).Error.Code != callscribe.CodeMissingJobID {
+		t.Fatalf("empty job id: %d %s", rec.Code, rec.Body)
+	}
+}
