@@ -1,0 +1,210 @@
+package insights
+
+import (
+	"context"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/callscribe/callscribe/shared/callscribe"
+)
+
+// SummarizerMethod names the built-in summarizer in meta_data.
+const SummarizerMethod = "builtin-extractive-v1"
+
+// Summarizer is the built-in callscribe.Summarizer: it runs the tagger's
+// analysis and writes sentences from templates (why the customer called, what
+// the agent did, how it ended, how the customer came across), quoting the
+// sentences of the call that carried the evidence, so that the summary is
+// faithful to the call even when the speech engine's text is rough.
+type Summarizer struct{ m *model }
+
+// NewSummarizer returns the built-in summarizer over the embedded lexicon.
+func NewSummarizer() *Summarizer { return &Summarizer{m: defaultModel} }
+
+var _ callscribe.Summarizer = (*Summarizer)(nil)
+
+const maxQuoteWords = 18
+
+// Summarize never fails on content; an empty transcript gets a summary saying so.
+func (s *Summarizer) Summarize(ctx context.Context, tr callscribe.Transcript) (*callscribe.SummaryResult, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	a := s.m.analyze(tr)
+	meta := map[string]any{"method": SummarizerMethod, "lexicon_version": s.m.version}
+	for k, v := range a.sizes() {
+		meta[k] = v
+	}
+	if len(a.toks) == 0 {
+		topic := "Empty call"
+		return &callscribe.SummaryResult{Topic: &topic, Summary: "The transcript contains no words, so there is nothing to summarise.", MetaData: meta}, nil
+	}
+
+	reasons := a.cats[callscribe.CategoryCallReason].selected
+	if len(reasons) == 0 {
+		reasons = []string{"other"}
+	}
+	approaches := a.cats[callscribe.CategoryAgentApproach].selected
+	outcome := first(a.cats[callscribe.CategoryCallOutcome].selected, "")
+	sentiment := first(a.cats[callscribe.CategoryCustomerSentiment].selected, "neutral")
+	meta["call_reason"], meta["call_outcome"], meta["customer_sentiment"] = reasons, cmpOr(outcome, "unknown"), sentiment
+
+	topic := s.topic(a, reasons[0])
+	var sentences []string
+
+	// Why the customer called.
+	why := "The customer called about " + joinAnd(s.phrases(callscribe.CategoryCallReason, reasons))
+	if q := s.reasonQuote(a, reasons[0]); q != "" {
+		why += `, saying "` + q + `"`
+	}
+	sentences = append(sentences, why+".")
+
+	// What the agent did.
+	if len(approaches) > 0 {
+		did := "The agent " + joinAnd(s.phrases(callscribe.CategoryAgentApproach, approaches))
+		if q := s.agentQuote(a); q != "" {
+			did += ` ("` + q + `")`
+		}
+		sentences = append(sentences, did+".")
+	}
+
+	// How it ended and how the customer came across.
+	if outcome != "" {
+		sentences = append(sentences, s.m.cats[callscribe.CategoryCallOutcome].spec.Values[outcome].Phrase+".")
+	} else {
+		sentences = append(sentences, "The call ended without a clear resolution.")
+	}
+	sentences = append(sentences, "The customer sounded "+s.m.cats[callscribe.CategoryCustomerSentiment].spec.Values[sentiment].Phrase+".")
+
+	return &callscribe.SummaryResult{Topic: &topic, Summary: strings.Join(sentences, " "), MetaData: meta}, nil
+}
+
+// topic is the primary reason's label, sharpened by its strongest cue when that
+// says more than the label ("Billing: charged twice").
+func (s *Summarizer) topic(a *analysis, reason string) string {
+	label := s.m.cats[callscribe.CategoryCallReason].spec.Values[reason].Label
+	vs := a.cats[callscribe.CategoryCallReason].scores[reason]
+	if vs == nil {
+		return label
+	}
+	ev := vs.evidence(1)
+	if len(ev) == 0 {
+		return label
+	}
+	cue, _, _ := strings.Cut(ev[0], " ×")
+	if strings.EqualFold(cue, label) || strings.Contains(strings.ToLower(label), strings.ToLower(cue)) {
+		return label
+	}
+	return label + ": " + cue
+}
+
+func (s *Summarizer) phrases(cat string, values []string) []string {
+	out := make([]string, 0, len(values))
+	for _, v := range values {
+		if p := s.m.cats[cat].spec.Values[v].Phrase; p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// reasonQuote is the customer's sentence with the first cue of the primary
+// reason: usually where the customer says why they called.
+func (s *Summarizer) reasonQuote(a *analysis, reason string) string {
+	vs := a.cats[callscribe.CategoryCallReason].scores[reason]
+	if vs == nil {
+		return ""
+	}
+	for _, m := range vs.matches {
+		if !a.known || a.toks[m.start].speaker == speakerUser {
+			return quote(a.toks, m)
+		}
+	}
+	return ""
+}
+
+// agentQuote is the agent's sentence carrying the strongest evidence of acting
+// on the request (a fix, an explanation or an escalation).
+func (s *Summarizer) agentQuote(a *analysis) string {
+	r := a.cats[callscribe.CategoryAgentApproach]
+	var best *match
+	for _, v := range []string{"solution_oriented", "escalating", "informative"} {
+		vs := r.scores[v]
+		if vs == nil {
+			continue
+		}
+		for i := range vs.matches {
+			m := &vs.matches[i]
+			if a.known && a.toks[m.start].speaker != speakerAgent {
+				continue
+			}
+			// Later evidence wins ties: what the agent finally did.
+			if best == nil || m.weight >= best.weight {
+				best = m
+			}
+		}
+	}
+	if best == nil {
+		return ""
+	}
+	q := quote(a.toks, *best)
+	if strings.Count(q, " ") < 3 {
+		return "" // too short to say anything on its own
+	}
+	return q
+}
+
+// quote returns the sentence around a match (bounded by punctuation in written
+// text, by the turn in speech output), cut to a window around the match when
+// long, without sentence punctuation.
+func quote(toks []token, m match) string {
+	lo, hi := m.start, m.end
+	for lo > 0 && toks[lo-1].sentence == toks[m.start].sentence {
+		lo--
+	}
+	for hi < len(toks) && toks[hi].sentence == toks[m.start].sentence {
+		hi++
+	}
+	if hi-lo > maxQuoteWords {
+		lo = max(lo, m.start-maxQuoteWords/2)
+		hi = min(hi, lo+maxQuoteWords)
+	}
+	var ws []string
+	for _, t := range toks[lo:hi] {
+		if t.surface == "" {
+			continue
+		}
+		ws = append(ws, strings.TrimFunc(t.surface, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
+	}
+	q := strings.Join(ws, " ")
+	// Lower-case the first letter unless it is "I": the quote continues a sentence.
+	if r, n := utf8.DecodeRuneInString(q); n > 0 && !strings.HasPrefix(q, "I ") && !strings.HasPrefix(q, "I'") {
+		q = string(unicode.ToLower(r)) + q[n:]
+	}
+	return q
+}
+
+func joinAnd(items []string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
+
+func first(vals []string, def string) string {
+	if len(vals) > 0 {
+		return vals[0]
+	}
+	return def
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,57 @@
+package insights
+
+import (
+	"context"
+
+	"github.com/callscribe/callscribe/shared/callscribe"
+)
+
+// TaggerMethod names the built-in tagger in meta_data.
+const TaggerMethod = "builtin-lexicon-v1"
+
+// Tagger is the built-in callscribe.Tagger.
+type Tagger struct{ m *model }
+
+// NewTagger returns the built-in tagger over the embedded lexicon.
+func NewTagger() *Tagger { return &Tagger{m: defaultModel} }
+
+var _ callscribe.Tagger = (*Tagger)(nil)
+
+// Tag selects taxonomy values for the call. It never fails: a call without
+// evidence gets the taxonomy defaults, reported in meta_data.defaulted.
+func (t *Tagger) Tag(ctx context.Context, tr callscribe.Transcript) (*callscribe.TagsResult, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	a := t.m.analyze(tr)
+	raw := make(map[string][]string, len(a.cats))
+	evidence := map[string]any{}
+	for _, name := range t.m.catsOrder {
+		r := a.cats[name]
+		raw[name] = r.selected
+		ev := map[string]any{}
+		for _, v := range r.selected {
+			if vs := r.scores[v]; vs != nil {
+				ev[v] = map[string]any{"score": round2(vs.score), "evidence": vs.evidence(3)}
+			}
+		}
+		evidence[name] = ev
+	}
+	// The built-in lexicon is validated against the taxonomy, so nothing should
+	// be dropped here; going through the same gate as every provider keeps it so.
+	tags, dropped := callscribe.NormalizeTags(raw)
+	defaulted := callscribe.FillTagDefaults(tags)
+	meta := map[string]any{
+		"method":          TaggerMethod,
+		"lexicon_version": t.m.version,
+		"evidence":        evidence,
+		"dropped":         dropped,
+	}
+	if len(defaulted) > 0 {
+		meta["defaulted"] = defaulted
+	}
+	for k, v := range a.sizes() {
+		meta[k] = v
+	}
+	return &callscribe.TagsResult{Tags: tags, MetaData: meta}, nil
+}
