@@ -159,7 +159,7 @@ func TestProbeWAVRejects(t *testing.T) {
 func TestProbeWAVHostileSizes(t *testing.T) {
 	huge := func(id string) []byte { return []byte(id + "\xff\xff\xff\xff") }
 	cases := map[string][]byte{
-		"fmt claims 4 GiB": buildWAV(wavSpec{tag: 1, channels: 1, rate: 8000, bits: 16, fmtSize: 0xFFFFFFFF, data: make([]byte, 100)}),
+		"fmt claims 4 GiB":  buildWAV(wavSpec{tag: 1, channels: 1, rate: 8000, bits: 16, fmtSize: 0xFFFFFFFF, data: make([]byte, 100)}),
 		"LIST claims 4 GiB": append([]byte("RIFF\xff\xff\xff\xffWAVE"), huge("LIST")...),
 		"data claims 4 GiB": buildWAV(wavSpec{tag: 1, channels: 1, rate: 8000, bits: 16, dataClaim: 0xFFFFFFFF, data: make([]byte, 2)}),
 	}
