@@ -86,9 +86,9 @@ func (m *model) score(c *category, a *analysis) *catResult {
 	r := &catResult{scores: map[string]*valueScore{}}
 	seen := map[string]int{} // value + cue -> occurrences so far
 	toks := a.toks
-	for i := 0; i < len(toks); {
+	coveredTo := 0 // end of the last match: a cue inside it is part of that match
+	for i := 0; i < len(toks); i++ {
 		if !c.allows(toks[i].speaker, a.known) {
-			i++
 			continue
 		}
 		var best []cue
@@ -100,11 +100,17 @@ func (m *model) score(c *category, a *analysis) *catResult {
 				best = append(best, cu)
 			}
 		}
-		if len(best) == 0 {
-			i++
+		n := len(best)
+		if n > 0 {
+			n = len(best[0].stems)
+		}
+		// The longest cue at a position wins; a shorter one wholly inside an
+		// earlier match adds nothing, but overlapping ones ("i'll call" and "call
+		// you back") both count.
+		if n == 0 || i+n <= coveredTo {
 			continue
 		}
-		n := len(best[0].stems)
+		coveredTo = i + n
 		negated := c.spec.Negation && !best[0].negator && m.negatedAt(toks, i)
 		for _, cu := range best {
 			value, w := cu.value, cu.weight
@@ -133,7 +139,6 @@ func (m *model) score(c *category, a *analysis) *catResult {
 			vs.score += w
 			vs.matches = append(vs.matches, match{cue: cu, start: i, end: i + n, value: value, weight: w, negated: negated})
 		}
-		i += n
 	}
 	return r
 }
@@ -151,11 +156,11 @@ func matchesAt(toks []token, i int, st []string) bool {
 }
 
 // negatedAt reports a negator within the window before token i, in the same
-// turn and sentence ("I'm not happy", "it never arrived"); punctuation ends the
+// turn and clause ("I'm not happy", "it never arrived"); punctuation ends the
 // scope in written text, the turn ends it in speech-engine output.
 func (m *model) negatedAt(toks []token, i int) bool {
 	for j := i - 1; j >= 0 && j >= i-m.window; j-- {
-		if toks[j].turn != toks[i].turn || toks[j].sentence != toks[i].sentence {
+		if toks[j].turn != toks[i].turn || toks[j].clause != toks[i].clause {
 			return false
 		}
 		if m.negators[toks[j].stem] {
@@ -187,17 +192,22 @@ func decide(c *category, r *catResult) []string {
 	spec := c.spec
 	switch c.name {
 	case callscribe.CategoryCustomerSentiment:
+		// Positive words are often mere courtesy ("great, thanks"), negative ones
+		// rarely are, so each side has its own bar; mixed needs both sides past
+		// the category's (lower) bar and comparable in strength.
 		pos, neg := score(r, "positive"), score(r, "negative")
+		posMin, negMin := c.minScore("positive"), c.minScore("negative")
 		switch {
-		case pos < spec.MinScore && neg < spec.MinScore:
-			return []string{"neutral"}
 		case pos >= spec.MinScore && neg >= spec.MinScore && math.Min(pos, neg) >= spec.MixedRatio*math.Max(pos, neg):
 			return []string{"mixed"}
-		case pos > neg:
+		case pos >= posMin && pos > neg:
 			return []string{"positive"}
-		default:
+		case neg >= negMin && neg >= pos:
 			return []string{"negative"}
+		case pos >= posMin:
+			return []string{"positive"}
 		}
+		return []string{"neutral"}
 	case callscribe.CategoryCallOutcome:
 		if len(ranked) > 0 && ranked[0].score >= spec.MinScore {
 			return []string{ranked[0].value}
@@ -220,6 +230,14 @@ func decide(c *category, r *catResult) []string {
 		}
 	}
 	return out
+}
+
+// minScore is a value's own bar, else the category's.
+func (c *category) minScore(value string) float64 {
+	if v := c.spec.Values[value].MinScore; v > 0 {
+		return v
+	}
+	return c.spec.MinScore
 }
 
 func score(r *catResult, value string) float64 {

@@ -53,9 +53,11 @@ type valueSpec struct {
 	Phrase string `json:"phrase"` // for summaries: "a billing question"
 	// NegatedAs credits a negated cue ("not happy") to another value of the same
 	// category, with NegatedWeight; "" ignores negated cues.
-	NegatedAs     string             `json:"negated_as"`
-	NegatedWeight float64            `json:"negated_weight"`
-	Cues          map[string]float64 `json:"cues"`
+	NegatedAs     string  `json:"negated_as"`
+	NegatedWeight float64 `json:"negated_weight"`
+	// MinScore overrides the category's bar for this value.
+	MinScore float64            `json:"min_score"`
+	Cues     map[string]float64 `json:"cues"`
 }
 
 // cue is one compiled phrase.
@@ -131,12 +133,22 @@ func parseModel(b []byte) (*model, error) {
 			if vs.NegatedAs != "" && !callscribe.IsTaxonomyValue(tc.Name, vs.NegatedAs) {
 				return nil, fmt.Errorf("%s.%s: negated_as %q is not in the taxonomy", tc.Name, v, vs.NegatedAs)
 			}
+			// Inflections of one cue ("annoyed", "annoying") share their stems and
+			// would count the same words twice: keep the heaviest of them.
+			byStems := map[string]cue{}
 			for phrase, w := range vs.Cues {
 				st := stems(phrase)
 				if len(st) == 0 || w <= 0 {
 					return nil, fmt.Errorf("%s.%s: bad cue %q (weight %v)", tc.Name, v, phrase, w)
 				}
-				c.byFirst[st[0]] = append(c.byFirst[st[0]], cue{value: v, phrase: phrase, stems: st, weight: w, negator: m.negators[st[0]]})
+				key := strings.Join(st, " ")
+				if old, ok := byStems[key]; ok && (old.weight > w || old.weight == w && old.phrase < phrase) {
+					continue
+				}
+				byStems[key] = cue{value: v, phrase: phrase, stems: st, weight: w, negator: m.negators[st[0]]}
+			}
+			for _, cu := range byStems {
+				c.byFirst[cu.stems[0]] = append(c.byFirst[cu.stems[0]], cu)
 			}
 		}
 		// Longest cues first so the scan can stop at the first match; then by

@@ -34,6 +34,7 @@ type token struct {
 	speaker  string
 	pos      float64 // relative position in the call, 0 (start) to 1 (end)
 	sentence int     // index of the sentence (punctuation bounded) within the call
+	clause   int     // index of the clause (sentence or comma bounded): the scope of a negator
 }
 
 // prefixRE recognises the line prefixes of plain-text transcripts. Customer and
@@ -103,6 +104,15 @@ func speakersKnown(turns []turn) bool {
 	return agent && user
 }
 
+// wordBreak is what separates a word from the one before it.
+type wordBreak uint8
+
+const (
+	breakNone     wordBreak = iota
+	breakClause             // comma: "No, that's everything" does not negate "everything"
+	breakSentence           // . ! ? ; : or a new line
+)
+
 // contractions expands the forms negation handling must see as "not" and folds
 // the rest, so that "didn't", "did not" and the apostrophe-less "didnt" of some
 // speech engines all match the same cues.
@@ -119,9 +129,9 @@ var contractions = map[string][]string{
 
 // words splits text into lower-case words with their surface forms, expanding
 // contractions; breaks[i] is true when sentence punctuation precedes word i.
-func words(text string) (ws, surfaces []string, breaks []bool) {
+func words(text string) (ws, surfaces []string, breaks []wordBreak) {
 	text = strings.NewReplacer("’", "'", "‘", "'").Replace(text)
-	brk := false
+	brk := breakNone
 	start := -1
 	flush := func(end int) {
 		if start < 0 {
@@ -141,9 +151,13 @@ func words(text string) (ws, surfaces []string, breaks []bool) {
 			} else {
 				surfaces = append(surfaces, "")
 			}
-			breaks = append(breaks, brk && i == 0)
+			if i == 0 {
+				breaks = append(breaks, brk)
+			} else {
+				breaks = append(breaks, breakNone)
+			}
 		}
-		brk = false
+		brk = breakNone
 	}
 	for i, r := range text {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' {
@@ -155,7 +169,9 @@ func words(text string) (ws, surfaces []string, breaks []bool) {
 		flush(i)
 		switch r {
 		case '.', '!', '?', ';', ':', '\n':
-			brk = true
+			brk = breakSentence
+		case ',':
+			brk = max(brk, breakClause)
 		}
 	}
 	flush(len(text))
@@ -186,6 +202,14 @@ func expand(w string) []string {
 // one key, the same way for the lexicon and the call, so that "charge",
 // "charged", "charges" and "charging" are one cue; it need not produce words.
 func stem(w string) string {
+	if s := strip(w); s != "not" && s != "no" && s != "nor" {
+		return s
+	}
+	// Stripping must never turn a word into a negator ("noted" -> "not").
+	return w
+}
+
+func strip(w string) string {
 	if len(w) <= 3 {
 		return w
 	}
@@ -207,7 +231,8 @@ func stem(w string) string {
 	if n := len(w); n > 3 && w[n-1] == w[n-2] && !strings.ContainsRune("aeiou", rune(w[n-1])) {
 		w = w[:n-1]
 	}
-	if n := len(w); n > 3 && w[n-1] == 'e' {
+	// Final e only on longer words: "made" must not become "mad".
+	if n := len(w); n > 4 && w[n-1] == 'e' {
 		w = w[:n-1]
 	}
 	return w
@@ -226,15 +251,19 @@ func stems(phrase string) []string {
 // tokenize turns the turns into one token stream with positions.
 func tokenize(turns []turn) []token {
 	var toks []token
-	sentence := 0
+	sentence, clause := 0, 0
 	for ti, t := range turns {
 		ws, surf, breaks := words(t.text)
 		sentence++ // a new turn is always a new sentence
+		clause++
 		for i, w := range ws {
-			if breaks[i] && i > 0 {
+			if i > 0 && breaks[i] == breakSentence {
 				sentence++
 			}
-			toks = append(toks, token{stem: stem(w), surface: surf[i], turn: ti, speaker: t.speaker, sentence: sentence})
+			if i > 0 && breaks[i] != breakNone {
+				clause++
+			}
+			toks = append(toks, token{stem: stem(w), surface: surf[i], turn: ti, speaker: t.speaker, sentence: sentence, clause: clause})
 		}
 	}
 	if n := len(toks); n > 1 {
