@@ -1,0 +1,64 @@
+// Package sphinx is the embedded, offline speech engine: PocketSphinx (Debian's
+// libpocketsphinx + pocketsphinx-en-us) through cgo.
+//
+// Per channel it resamples to 16 kHz (windowed sinc), finds speech regions with
+// the sphinxbase front end's voice activity detector, and decodes each region as
+// its own utterance, which keeps word times exact; decoding a long file as one
+// utterance drifts by seconds. The stock English LM is interpolated with a small
+// call-centre trigram LM that this package builds at start-up from in-domain text
+// (lmdata/), which cuts errors on customer-service vocabulary.
+//
+// Decoders are expensive (~0.3 s and ~100 MB each), so a fixed pool is created
+// once and reused; channels of a call decode in parallel on separate decoders.
+// Builds without cgo get a stub whose NewTranscriber reports that the embedded
+// engine needs a cgo build.
+package sphinx
+
+import (
+	"log/slog"
+	"strings"
+)
+
+// Config configures the embedded engine.
+type Config struct {
+	// Decoders is the size of the decoder pool, normally WORKERS; at least 1.
+	Decoders int
+	// AgentChannel is the channel whose speaker is the Agent (AGENT_CHANNEL).
+	AgentChannel int
+	// ModelDir holds en-us/ (acoustic model), en-us.lm.bin and
+	// cmudict-en-us.dict; default DefaultModelDir.
+	ModelDir string
+	// DomainLMWeight is the interpolation weight of the call-centre LM against
+	// the stock LM; 0 means DefaultDomainLMWeight, negative disables the domain LM.
+	DomainLMWeight float64
+	// DomainText replaces the built-in call-centre training text (one sentence a
+	// line); used by the bench to try other corpora.
+	DomainText string
+	// VADThreshold is the front end's speech/noise log-ratio; 0 means default.
+	VADThreshold float64
+	// ExtraArgs are appended to the decoder's arguments (tuning, benches).
+	ExtraArgs []string
+	Logger    *slog.Logger
+}
+
+// Defaults.
+const (
+	DefaultModelDir       = "/usr/share/pocketsphinx/model/en-us"
+	DefaultDomainLMWeight = 0.3
+	DefaultVADThreshold   = 2.0
+)
+
+// Language is what this engine recognises.
+const Language = "en"
+
+// englishHint reports whether a BCP-47 / ISO language hint is English (or
+// empty): its primary subtag must be "en" ("en", "en-US", "EN_gb", "eng").
+func englishHint(tag string) bool {
+	tag = strings.TrimSpace(tag)
+	if tag == "" {
+		return true
+	}
+	primary, _, _ := strings.Cut(strings.ReplaceAll(tag, "_", "-"), "-")
+	primary = strings.ToLower(primary)
+	return primary == "en" || primary == "eng"
+}

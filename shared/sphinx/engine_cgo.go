@@ -1,0 +1,241 @@
+//go:build cgo
+
+package sphinx
+
+/*
+#cgo pkg-config: pocketsphinx
+#include <stdlib.h>
+#include <stdio.h>
+#include <pocketsphinx.h>
+#include <sphinxbase/fe.h>
+#include <sphinxbase/err.h>
+#include <sphinxbase/ngram_model.h>
+
+// cgo cannot call the variadic cmd_ln_init, so configurations are parsed from
+// an argv array built in Go.
+static cmd_ln_t *parse_ps_args(int argc, char **argv) {
+	return cmd_ln_parse_r(NULL, ps_args(), argc, argv, 1);
+}
+static cmd_ln_t *parse_fe_args(int argc, char **argv) {
+	return cmd_ln_parse_r(NULL, fe_get_args(), argc, argv, 1);
+}
+
+// mix_lm interpolates the decoder's stock LM with a domain LM and makes the mix
+// the active search. The stock LM is read again rather than taken from the
+// default search so that each model has exactly one owner (the set).
+static int mix_lm(ps_decoder_t *ps, const char *stock_path, const char *domain_path, float domain_weight) {
+	cmd_ln_t *config = ps_get_config(ps);
+	logmath_t *lmath = ps_get_logmath(ps);
+	ngram_model_t *models[2];
+	models[0] = ngram_model_read(config, stock_path, NGRAM_AUTO, lmath);
+	if (models[0] == NULL) return -1;
+	models[1] = ngram_model_read(config, domain_path, NGRAM_ARPA, lmath);
+	if (models[1] == NULL) { ngram_model_free(models[0]); return -2; }
+	char *names[2] = {"stock", "domain"};
+	float32 weights[2] = {1.0f - domain_weight, domain_weight};
+	ngram_model_t *set = ngram_model_set_init(config, models, names, weights, 2);
+	if (set == NULL) return -3;
+	if (ps_set_lm(ps, "mixed", set) < 0) { ngram_model_free(set); return -4; }
+	ngram_model_free(set); // ps_set_lm holds its own reference
+	return ps_set_search(ps, "mixed");
+}
+
+// decode_utt recognises one utterance given whole (so batch CMN sees all of it).
+static int decode_utt(ps_decoder_t *ps, const int16 *samples, size_t n) {
+	if (ps_start_utt(ps) < 0) return -1;
+	if (ps_process_raw(ps, samples, n, FALSE, TRUE) < 0) { ps_end_utt(ps); return -2; }
+	return ps_end_utt(ps);
+}
+
+// vad_step feeds samples to the front end and returns the VAD state of the last
+// frame it computed (1 speech, 0 silence). The front end's out_frameidx is not
+// a stream index in this sphinxbase, so the caller counts frames itself.
+static int vad_step(fe_t *fe, const int16 *samples, size_t n, mfcc_t **buf, int cap) {
+	const int16 *p = samples;
+	size_t left = n;
+	int32 nframes = cap;
+	int32 idx = -1;
+	if (fe_process_frames(fe, &p, &left, buf, &nframes, &idx) < 0) return -1;
+	return fe_get_vad_state(fe);
+}
+
+static void input_size(fe_t *fe, int *shift, int *size) { fe_get_input_size(fe, shift, size); }
+
+static mfcc_t **alloc_cep(int n, int size) {
+	return (mfcc_t **)ckd_calloc_2d(n, size, sizeof(mfcc_t));
+}
+static void free_cep(mfcc_t **c) { ckd_free_2d((void **)c); }
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"unsafe"
+)
+
+var quietOnce sync.Once
+
+// quiet turns off the libraries' logging to stderr, which is verbose and would
+// drown the service's structured logs.
+func quiet() { quietOnce.Do(func() { C.err_set_logfp(nil) }) }
+
+func cArgs(args []string) (**C.char, func()) {
+	argv := C.malloc(C.size_t(len(args)) * C.size_t(unsafe.Sizeof(uintptr(0))))
+	list := unsafe.Slice((**C.char)(argv), len(args))
+	for i, a := range args {
+		list[i] = C.CString(a)
+	}
+	return (**C.char)(argv), func() {
+		for _, p := range list {
+			C.free(unsafe.Pointer(p))
+		}
+		C.free(argv)
+	}
+}
+
+// decoder is one PocketSphinx decoder; it serves one utterance at a time.
+type decoder struct {
+	ps *C.ps_decoder_t
+}
+
+func newDecoder(args []string, stockLM, domainLM string, domainWeight float64) (*decoder, error) {
+	quiet()
+	argv, free := cArgs(args)
+	defer free()
+	cfg := C.parse_ps_args(C.int(len(args)), argv)
+	if cfg == nil {
+		return nil, fmt.Errorf("sphinx: invalid decoder arguments %q", args)
+	}
+	ps := C.ps_init(cfg)
+	C.cmd_ln_free_r(cfg) // ps_init retains its own reference
+	if ps == nil {
+		return nil, errors.New("sphinx: decoder failed to initialise (acoustic model or dictionary missing? install pocketsphinx-en-us)")
+	}
+	d := &decoder{ps: ps}
+	if domainLM != "" && domainWeight > 0 {
+		cs, cd := C.CString(stockLM), C.CString(domainLM)
+		defer C.free(unsafe.Pointer(cs))
+		defer C.free(unsafe.Pointer(cd))
+		if rc := C.mix_lm(ps, cs, cd, C.float(domainWeight)); rc < 0 {
+			d.close()
+			return nil, fmt.Errorf("sphinx: interpolating the domain LM failed (step %d)", int(rc))
+		}
+	}
+	return d, nil
+}
+
+func (d *decoder) close() {
+	if d.ps != nil {
+		C.ps_free(d.ps)
+		d.ps = nil
+	}
+}
+
+// word is a recognised word with its frame span (100 frames per second),
+// relative to the start of the utterance.
+type word struct {
+	Text       string
+	Start, End int
+}
+
+// decode recognises one utterance of 16 kHz audio and returns its words with
+// fillers (<s>, </s>, <sil>, [NOISE], ++...++) removed and pronunciation variants
+// such as "read(2)" folded into the word.
+func (d *decoder) decode(samples []int16) ([]word, error) {
+	if len(samples) == 0 {
+		return nil, nil
+	}
+	if rc := C.decode_utt(d.ps, (*C.int16)(unsafe.Pointer(&samples[0])), C.size_t(len(samples))); rc < 0 {
+		return nil, fmt.Errorf("sphinx: decoding failed (%d)", int(rc))
+	}
+	var words []word
+	for seg := C.ps_seg_iter(d.ps); seg != nil; seg = C.ps_seg_next(seg) {
+		w := C.GoString(C.ps_seg_word(seg))
+		if isFiller(w) {
+			continue
+		}
+		if i := strings.IndexByte(w, '('); i > 0 {
+			w = w[:i]
+		}
+		var sf, ef C.int
+		C.ps_seg_frames(seg, &sf, &ef)
+		words = append(words, word{Text: w, Start: int(sf), End: int(ef)})
+	}
+	return words, nil
+}
+
+func isFiller(w string) bool {
+	return w == "" || strings.HasPrefix(w, "<") || strings.HasPrefix(w, "[") || strings.HasPrefix(w, "++")
+}
+
+// vad is a sphinxbase front end used only for its voice activity detector.
+type vad struct {
+	fe  *C.fe_t
+	cep **C.mfcc_t
+	cap int
+}
+
+// VAD settings in 10 ms frames: speech is declared after vadStart speech frames
+// and ended after vadPost silent ones (the hangover bridges pauses between
+// words); regions start vadPre frames before the onset, so a region includes a
+// little silence on each side, which the decoder's silence model absorbs.
+const (
+	vadStart = 10
+	vadPost  = 40
+	vadPre   = 25
+)
+
+func newVAD(threshold float64) (*vad, error) {
+	quiet()
+	args := []string{"-samprate", "16000", "-remove_silence", "yes",
+		"-vad_threshold", fmt.Sprint(threshold),
+		"-vad_prespeech", fmt.Sprint(vadPre), "-vad_postspeech", fmt.Sprint(vadPost), "-vad_startspeech", fmt.Sprint(vadStart),
+		"-lowerf", "130", "-upperf", "6800", "-nfilt", "25", "-transform", "dct", "-lifter", "22"}
+	argv, free := cArgs(args)
+	defer free()
+	cfg := C.parse_fe_args(C.int(len(args)), argv)
+	if cfg == nil {
+		return nil, errors.New("sphinx: invalid front-end arguments")
+	}
+	fe := C.fe_init_auto_r(cfg)
+	if fe == nil {
+		return nil, errors.New("sphinx: front end failed to initialise")
+	}
+	const capFrames = 256
+	v := &vad{fe: fe, cap: capFrames}
+	v.cep = C.alloc_cep(C.int(capFrames), C.fe_get_output_size(fe))
+	C.fe_start_stream(fe)
+	C.fe_start_utt(fe)
+	return v, nil
+}
+
+// feed processes one frame shift of 16 kHz samples and reports whether the
+// front end's VAD is in speech after it.
+func (v *vad) feed(samples []int16) (speech bool, err error) {
+	if len(samples) == 0 {
+		return false, nil
+	}
+	rc := C.vad_step(v.fe, (*C.int16)(unsafe.Pointer(&samples[0])), C.size_t(len(samples)), v.cep, C.int(v.cap))
+	if rc < 0 {
+		return false, errors.New("sphinx: front end failed")
+	}
+	return rc == 1, nil
+}
+
+// frameSize is the number of samples in one analysis window.
+func (v *vad) frameSize() int {
+	var shift, size C.int
+	C.input_size(v.fe, &shift, &size)
+	return int(size)
+}
+
+func (v *vad) close() {
+	if v.fe != nil {
+		C.free_cep(v.cep)
+		C.fe_free(v.fe)
+		v.fe = nil
+	}
+}

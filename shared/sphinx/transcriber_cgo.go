@@ -1,0 +1,208 @@
+//go:build cgo
+
+package sphinx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/callscribe/callscribe/shared/audiodecode"
+	"github.com/callscribe/callscribe/shared/callscribe"
+)
+
+// Transcriber implements callscribe.Transcriber with a pool of PocketSphinx
+// decoders. It is safe for concurrent use.
+type Transcriber struct {
+	cfg    Config
+	log    *slog.Logger
+	pool   chan *decoder
+	all    []*decoder
+	lmDir  string
+	closed sync.Once
+}
+
+var _ callscribe.Transcriber = (*Transcriber)(nil)
+
+// NewTranscriber loads cfg.Decoders decoders (about 0.3 s and 100 MB each).
+func NewTranscriber(cfg Config) (*Transcriber, error) {
+	if cfg.Decoders < 1 {
+		cfg.Decoders = 1
+	}
+	if cfg.ModelDir == "" {
+		cfg.ModelDir = DefaultModelDir
+	}
+	if cfg.DomainLMWeight == 0 {
+		cfg.DomainLMWeight = DefaultDomainLMWeight
+	}
+	if cfg.VADThreshold == 0 {
+		cfg.VADThreshold = DefaultVADThreshold
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	hmm := filepath.Join(cfg.ModelDir, "en-us")
+	stock := filepath.Join(cfg.ModelDir, "en-us.lm.bin")
+	dict := filepath.Join(cfg.ModelDir, "cmudict-en-us.dict")
+	for _, p := range []string{hmm, stock, dict} {
+		if _, err := os.Stat(p); err != nil {
+			return nil, fmt.Errorf("sphinx: model file missing (install pocketsphinx-en-us): %w", err)
+		}
+	}
+	t := &Transcriber{cfg: cfg, log: log, pool: make(chan *decoder, cfg.Decoders)}
+	domain := ""
+	if cfg.DomainLMWeight > 0 {
+		dir, err := os.MkdirTemp("", "callscribe-lm-")
+		if err != nil {
+			return nil, err
+		}
+		t.lmDir = dir
+		domain = filepath.Join(dir, "domain.arpa")
+		text := cfg.DomainText
+		if text == "" {
+			text = DomainText()
+		}
+		f, err := os.Create(domain)
+		if err == nil {
+			err = BuildLM(strings.NewReader(text)).WriteARPA(f)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("sphinx: writing the domain LM: %w", err)
+		}
+	}
+	args := append([]string{
+		"-hmm", hmm, "-dict", dict,
+		// Regions come from our VAD; the decoder must not cut them again.
+		"-remove_silence", "no",
+	}, tuning...)
+	if domain == "" {
+		args = append(args, "-lm", stock)
+	}
+	args = append(args, cfg.ExtraArgs...)
+	start := time.Now()
+	for i := 0; i < cfg.Decoders; i++ {
+		d, err := newDecoder(args, stock, domain, cfg.DomainLMWeight)
+		if err != nil {
+			t.Close()
+			return nil, err
+		}
+		t.all = append(t.all, d)
+		t.pool <- d
+	}
+	log.Info("sphinx decoders ready", "decoders", cfg.Decoders, "domain_lm_weight", max(cfg.DomainLMWeight, 0), "elapsed", time.Since(start).Round(time.Millisecond))
+	return t, nil
+}
+
+// tuning holds the search settings chosen with the ASR bench (infra/bench): they
+// trade a little accuracy for the real-time factor target.
+var tuning = []string{}
+
+// Close frees the decoders. It waits for decoders in use to be returned.
+func (t *Transcriber) Close() {
+	t.closed.Do(func() {
+		for range t.all {
+			d := <-t.pool
+			d.close()
+		}
+		if t.lmDir != "" {
+			os.RemoveAll(t.lmDir)
+		}
+	})
+}
+
+// Transcribe decodes the audio and recognises each channel.
+func (t *Transcriber) Transcribe(ctx context.Context, req callscribe.TranscriptionRequest) (*callscribe.TranscriptionResult, error) {
+	if !englishHint(req.Language) {
+		return nil, &callscribe.JobError{Code: callscribe.JobErrUnsupportedLanguage,
+			Message: fmt.Sprintf("The embedded engine recognises English only; language %q is not supported.", req.Language)}
+	}
+	audio, err := audiodecode.Decode(req.Audio, audiodecode.Format(req.Format))
+	if err != nil {
+		return nil, badAudio(err)
+	}
+	segs := make([][]callscribe.Segment, len(audio.Channels))
+	errs := make([]error, len(audio.Channels))
+	var wg sync.WaitGroup
+	for ch := range audio.Channels {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			segs[ch], errs[ch] = t.channel(ctx, audio.Channels[ch], audio.SampleRate, ch)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return buildResult(segs, audio.Duration()), nil
+}
+
+func badAudio(err error) *callscribe.JobError {
+	return &callscribe.JobError{Code: callscribe.JobErrBadAudio, Message: "The audio could not be decoded: " + err.Error()}
+}
+
+// channel recognises one channel: VAD regions, then one utterance per region on
+// a pooled decoder.
+func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int) ([]callscribe.Segment, error) {
+	r := newResampler(samples, rate)
+	regions, err := findRegions(r, t.cfg.VADThreshold)
+	if err != nil {
+		return nil, err
+	}
+	if len(regions) == 0 {
+		return nil, nil
+	}
+	var d *decoder
+	select {
+	case d = <-t.pool:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { t.pool <- d }()
+	alias := callscribe.SpeakerAlias(ch, t.cfg.AgentChannel)
+	var (
+		out []callscribe.Segment
+		buf []int16
+	)
+	for _, g := range regions {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		n := g.End - g.Start
+		if cap(buf) < n {
+			buf = make([]int16, n)
+		}
+		buf = buf[:r.Read(buf[:n], g.Start)]
+		words, err := d.decode(buf)
+		if err != nil {
+			return nil, err
+		}
+		if len(words) == 0 {
+			continue
+		}
+		texts := make([]string, len(words))
+		for i, w := range words {
+			texts[i] = w.Text
+		}
+		base := float64(g.Start) / targetRate
+		out = append(out, callscribe.Segment{
+			Text:         strings.Join(texts, " "),
+			TimeStart:    round2(base + float64(words[0].Start)/100),
+			TimeEnd:      round2(base + float64(words[len(words)-1].End+1)/100),
+			SpeakerID:    ch,
+			SpeakerAlias: alias,
+		})
+	}
+	return out, nil
+}

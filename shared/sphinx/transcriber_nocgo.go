@@ -1,0 +1,29 @@
+//go:build !cgo
+
+package sphinx
+
+import (
+	"context"
+	"errors"
+
+	"github.com/callscribe/callscribe/shared/callscribe"
+)
+
+// Transcriber is unavailable without cgo; see NewTranscriber.
+type Transcriber struct{}
+
+var _ callscribe.Transcriber = (*Transcriber)(nil)
+
+// ErrNoCgo is returned by NewTranscriber in builds without cgo.
+var ErrNoCgo = errors.New("sphinx: the embedded speech engine needs a cgo build with libpocketsphinx (CGO_ENABLED=1); use TRANSCRIBER=openai in this build")
+
+// NewTranscriber reports that the embedded engine is not compiled in.
+func NewTranscriber(Config) (*Transcriber, error) { return nil, ErrNoCgo }
+
+// Transcribe always fails; a Transcriber cannot be constructed without cgo.
+func (*Transcriber) Transcribe(context.Context, callscribe.TranscriptionRequest) (*callscribe.TranscriptionResult, error) {
+	return nil, ErrNoCgo
+}
+
+// Close does nothing.
+func (*Transcriber) Close() {}
