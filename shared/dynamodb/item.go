@@ -1,0 +1,294 @@
+package dynamodb
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/callscribe/callscribe/shared/callscribe"
+)
+
+// Attribute names. Expressions always go through ExpressionAttributeNames
+// (#name), because several of these (status, type, language, error, result) are
+// DynamoDB reserved words.
+const (
+	attrID               = "id"
+	attrAccountID        = "account_id"
+	attrType             = "type"
+	attrStatus           = "status"
+	attrSourceJobID      = "source_job_id"
+	attrOriginalFilename = "original_filename"
+	attrLanguage         = "language"
+	attrAudioSeconds     = "audio_seconds"
+	attrAudioKey         = "audio_key"
+	attrAudioFormat      = "audio_format"
+	attrMetadata         = "metadata"
+	attrInput            = "input"
+	attrCallback         = "callback"
+	attrResult           = "result"
+	attrError            = "error"
+	attrQuotaMonth       = "quota_month"
+	attrQuotaReleased    = "quota_released"
+	attrAttempts         = "attempts"
+	attrCreatedAt        = "created_at"
+	attrUpdatedAt        = "updated_at"
+	attrDeletedAt        = "deleted_at"
+	attrExpiresAt        = TTLAttribute
+	attrListSK           = "list_sk"
+	attrLifecycle        = "lifecycle"
+	attrLifecycleAt      = "lifecycle_at"
+	attrRev              = "rev"
+
+	attrMonth       = "month"
+	attrUsedSeconds = "used_seconds"
+
+	attrEmail        = "email"
+	attrEmailDisplay = "email_display"
+	attrPasswordHash = "password_hash"
+
+	attrHash       = "hash"
+	attrPrefix     = "prefix"
+	attrLastUsedAt = "last_used_at"
+)
+
+// Values of the lifecycle attribute (lifecycle-index partitions).
+const (
+	lifecycleUnfinished = "unfinished"
+	lifecycleDeleted    = "deleted"
+)
+
+// timeLayout is fixed width (nanoseconds always 9 digits, always UTC "Z") so that
+// string order is time order in sort keys and key conditions.
+const timeLayout = "2006-01-02T15:04:05.000000000Z"
+
+func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+
+func parseTime(s string) (time.Time, error) { return time.Parse(time.RFC3339Nano, s) }
+
+// listKey is the sort key of listings: newest first is descending string order.
+func listKey(createdAt time.Time, id string) string { return formatTime(createdAt) + "#" + id }
+
+func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
+
+func num(f float64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatFloat(f, 'f', -1, 64)}
+}
+
+func numInt(i int64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(i, 10)}
+}
+
+func unfinished(s callscribe.JobStatus) bool {
+	return s == callscribe.StatusQueued || s == callscribe.StatusProcessing
+}
+
+// jobItem encodes a new job. Optional fields are omitted rather than stored
+// empty, so that "absent" reads back as the zero value.
+func jobItem(j *callscribe.Job) (map[string]types.AttributeValue, error) {
+	if math.IsNaN(j.AudioSeconds) || math.IsInf(j.AudioSeconds, 0) {
+		return nil, fmt.Errorf("job %s: audio seconds %v cannot be stored", j.ID, j.AudioSeconds)
+	}
+	item := map[string]types.AttributeValue{
+		attrID:           str(j.ID),
+		attrAccountID:    str(j.AccountID),
+		attrStatus:       str(string(j.Status)),
+		attrAudioSeconds: num(j.AudioSeconds),
+		attrAttempts:     numInt(int64(j.Attempts)),
+		attrCreatedAt:    str(formatTime(j.CreatedAt)),
+		attrUpdatedAt:    str(formatTime(j.UpdatedAt)),
+		attrListSK:       str(listKey(j.CreatedAt, j.ID)),
+		attrRev:          numInt(1),
+	}
+	optional := map[string]string{
+		attrType:        string(j.Type),
+		attrSourceJobID: j.SourceJobID,
+		attrLanguage:    j.Language,
+		attrAudioKey:    j.AudioKey,
+		attrAudioFormat: string(j.AudioFormat),
+		attrMetadata:    string(j.Metadata),
+		attrResult:      string(j.Result),
+		attrQuotaMonth:  j.QuotaMonth,
+	}
+	for name, v := range optional {
+		if v != "" {
+			item[name] = str(v)
+		}
+	}
+	if j.OriginalFilename != nil {
+		item[attrOriginalFilename] = str(*j.OriginalFilename)
+	}
+	for name, v := range map[string]any{attrInput: j.Input, attrCallback: j.Callback, attrError: j.Error} {
+		av, err := jsonAttr(v)
+		if err != nil {
+			return nil, fmt.Errorf("job %s: encode %s: %w", j.ID, name, err)
+		}
+		if av != nil {
+			item[name] = av
+		}
+	}
+	if unfinished(j.Status) {
+		item[attrLifecycle] = str(lifecycleUnfinished)
+		item[attrLifecycleAt] = item[attrListSK]
+	}
+	return item, nil
+}
+
+// jsonAttr encodes a pointer field as a JSON string attribute; nil for a nil pointer.
+func jsonAttr(v any) (types.AttributeValue, error) {
+	switch p := v.(type) {
+	case *callscribe.Transcript:
+		if p == nil {
+			return nil, nil
+		}
+	case *callscribe.Callback:
+		if p == nil {
+			return nil, nil
+		}
+	case *callscribe.JobError:
+		if p == nil {
+			return nil, nil
+		}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return str(string(b)), nil
+}
+
+// itemReader decodes attributes, remembering the first malformed one so that
+// decoders read straight through and report once.
+type itemReader struct {
+	item map[string]types.AttributeValue
+	err  error
+}
+
+func (r *itemReader) fail(name string, err error) {
+	if r.err == nil {
+		r.err = fmt.Errorf("attribute %s: %w", name, err)
+	}
+}
+
+func (r *itemReader) has(name string) bool { _, ok := r.item[name]; return ok }
+
+func (r *itemReader) str(name string) string {
+	switch v := r.item[name].(type) {
+	case nil:
+		return ""
+	case *types.AttributeValueMemberS:
+		return v.Value
+	default:
+		r.fail(name, fmt.Errorf("unexpected type %T", v))
+		return ""
+	}
+}
+
+func (r *itemReader) strPtr(name string) *string {
+	if !r.has(name) {
+		return nil
+	}
+	s := r.str(name)
+	return &s
+}
+
+func (r *itemReader) num(name string) float64 {
+	switch v := r.item[name].(type) {
+	case nil:
+		return 0
+	case *types.AttributeValueMemberN:
+		f, err := strconv.ParseFloat(v.Value, 64)
+		if err != nil {
+			r.fail(name, err)
+		}
+		return f
+	default:
+		r.fail(name, fmt.Errorf("unexpected type %T", v))
+		return 0
+	}
+}
+
+func (r *itemReader) bool(name string) bool {
+	v, ok := r.item[name].(*types.AttributeValueMemberBOOL)
+	return ok && v.Value
+}
+
+func (r *itemReader) time(name string) time.Time {
+	s := r.str(name)
+	if s == "" {
+		return time.Time{}
+	}
+	t, err := parseTime(s)
+	if err != nil {
+		r.fail(name, err)
+	}
+	return t
+}
+
+func (r *itemReader) json(name string, into any) {
+	s := r.str(name)
+	if s == "" {
+		return
+	}
+	if err := json.Unmarshal([]byte(s), into); err != nil {
+		r.fail(name, err)
+	}
+}
+
+func (r *itemReader) raw(name string) json.RawMessage {
+	s := r.str(name)
+	if s == "" {
+		return nil
+	}
+	return json.RawMessage(s)
+}
+
+// storedJob is a decoded job item with the bookkeeping the store needs.
+type storedJob struct {
+	job           *callscribe.Job
+	deleted       bool
+	quotaReleased bool
+	rev           int64 // 0 for items written without a revision
+}
+
+func decodeJob(item map[string]types.AttributeValue) (*storedJob, error) {
+	r := &itemReader{item: item}
+	j := &callscribe.Job{
+		ID:               r.str(attrID),
+		AccountID:        r.str(attrAccountID),
+		Type:             callscribe.JobType(r.str(attrType)).OrDefault(),
+		Status:           callscribe.JobStatus(r.str(attrStatus)),
+		SourceJobID:      r.str(attrSourceJobID),
+		OriginalFilename: r.strPtr(attrOriginalFilename),
+		Language:         r.str(attrLanguage),
+		AudioSeconds:     r.num(attrAudioSeconds),
+		AudioKey:         r.str(attrAudioKey),
+		AudioFormat:      callscribe.AudioFormat(r.str(attrAudioFormat)),
+		Metadata:         r.raw(attrMetadata),
+		Result:           r.raw(attrResult),
+		QuotaMonth:       r.str(attrQuotaMonth),
+		Attempts:         int(r.num(attrAttempts)),
+		CreatedAt:        r.time(attrCreatedAt),
+		UpdatedAt:        r.time(attrUpdatedAt),
+	}
+	if r.has(attrInput) {
+		j.Input = &callscribe.Transcript{}
+		r.json(attrInput, j.Input)
+	}
+	if r.has(attrCallback) {
+		j.Callback = &callscribe.Callback{}
+		r.json(attrCallback, j.Callback)
+	}
+	if r.has(attrError) {
+		j.Error = &callscribe.JobError{}
+		r.json(attrError, j.Error)
+	}
+	s := &storedJob{job: j, deleted: r.has(attrDeletedAt), quotaReleased: r.bool(attrQuotaReleased), rev: int64(r.num(attrRev))}
+	if r.err != nil {
+		return nil, fmt.Errorf("decode job %s: %w", j.ID, r.err)
+	}
+	return s, nil
+}
