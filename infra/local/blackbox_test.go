@@ -1,0 +1,261 @@
+package main
+
+// Black-box tests of the local binary: it is built once with the testengine tag,
+// started as a child process on a free port with a temporary DATA_DIR and
+// TRANSCRIBER=test, and driven over HTTP by shared/apitest.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/callscribe/callscribe/shared/apitest"
+)
+
+const quotaMinutes = 5
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// binary builds the service once per test run.
+func binary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "callscribe-blackbox-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "callscribe-local")
+		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+		if _, err := os.Stat(goTool); err != nil {
+			goTool = "go"
+		}
+		cmd := exec.Command(goTool, "build", "-tags", "testengine", "-o", binPath, ".")
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			buildErr = fmt.Errorf("go build -tags testengine ./infra/local: %v\n%s", err, out.String())
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// service is one child process of the binary; it implements apitest.Target
+// and apitest.Restarter.
+type service struct {
+	t       *testing.T
+	bin     string
+	addr    string
+	dataDir string
+	env     []string
+	logPath string
+
+	mu   sync.Mutex
+	cmd  *exec.Cmd
+	done chan struct{} // closed when cmd has exited
+	logs *os.File
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("free port: %v", err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// startService starts the binary with the given extra environment; the process
+// is killed when the test ends, pass or fail.
+func startService(t *testing.T, extraEnv ...string) *service {
+	t.Helper()
+	dir := t.TempDir()
+	s := &service{
+		t: t, bin: binary(t), addr: freeAddr(t),
+		dataDir: filepath.Join(dir, "data"), logPath: filepath.Join(dir, "service.log"),
+	}
+	s.env = append(os.Environ(),
+		"LISTEN_ADDR="+s.addr,
+		"DATA_DIR="+s.dataDir,
+		"TRANSCRIBER=test",
+		fmt.Sprintf("QUOTA_MINUTES=%d", quotaMinutes),
+		"LOG_LEVEL=warn",
+		"SESSION_SECRET=",
+		"GATEWAY_KEY=",
+		"TEST_ENGINE_DELAY=",
+	)
+	s.env = append(s.env, extraEnv...)
+	t.Cleanup(func() {
+		s.stop()
+		if t.Failed() {
+			if b, err := os.ReadFile(s.logPath); err == nil {
+				t.Logf("service log (%s), last 8 KiB:\n%s", s.logPath, tail(b, 8<<10))
+			}
+		}
+	})
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func tail(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
+}
+
+func (s *service) BaseURL() string { return "http://" + s.addr }
+
+// Start runs the binary and waits until /healthz answers 200.
+func (s *service) Start() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd != nil {
+		return errors.New("service already running")
+	}
+	logs, err := os.OpenFile(s.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(s.bin)
+	cmd.Env = s.env
+	cmd.Stdout, cmd.Stderr = logs, logs
+	if err := cmd.Start(); err != nil {
+		logs.Close()
+		return fmt.Errorf("starting %s: %w", s.bin, err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	s.cmd, s.done, s.logs = cmd, done, logs
+
+	deadline := time.Now().Add(20 * time.Second)
+	hc := &http.Client{Timeout: time.Second}
+	for {
+		select {
+		case <-done:
+			b, _ := os.ReadFile(s.logPath)
+			s.cmd = nil
+			return fmt.Errorf("service exited during start-up: %v\n%s", cmd.ProcessState, tail(b, 4<<10))
+		default:
+		}
+		resp, err := hc.Get(s.BaseURL() + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("service at %s not healthy after 20s (last error %v)", s.addr, err)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+// Kill9 kills the process with SIGKILL (no graceful shutdown) and waits for it.
+func (s *service) Kill9() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd == nil {
+		return errors.New("service not running")
+	}
+	if err := s.cmd.Process.Kill(); err != nil {
+		return err
+	}
+	select {
+	case <-s.done:
+	case <-time.After(10 * time.Second):
+		return errors.New("process did not exit after SIGKILL")
+	}
+	if st := s.cmd.ProcessState; st == nil || st.Success() {
+		return fmt.Errorf("process state after SIGKILL: %v", st)
+	}
+	s.cmd = nil
+	s.logs.Close()
+	return nil
+}
+
+// stop kills the process if it still runs.
+func (s *service) stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd == nil {
+		return
+	}
+	_ = s.cmd.Process.Kill()
+	select {
+	case <-s.done:
+	case <-time.After(10 * time.Second):
+	}
+	s.cmd = nil
+	s.logs.Close()
+}
+
+func TestBlackBox(t *testing.T) {
+	if testing.Short() {
+		t.Skip("black-box suite: builds and runs the binary")
+	}
+	t.Parallel()
+	svc := startService(t)
+	apitest.Run(t, svc, apitest.Options{QuotaMinutes: quotaMinutes})
+}
+
+func TestBlackBoxGatewayKey(t *testing.T) {
+	if testing.Short() {
+		t.Skip("black-box suite: builds and runs the binary")
+	}
+	t.Parallel()
+	const key = "gw-test-key-0123456789"
+	svc := startService(t, "GATEWAY_KEY="+key)
+	apitest.RunGateway(t, svc, apitest.Options{QuotaMinutes: quotaMinutes, GatewayKey: key})
+}
+
+func TestBlackBoxKill9Recovery(t *testing.T) {
+	if testing.Short() {
+		t.Skip("black-box suite: builds and runs the binary")
+	}
+	t.Parallel()
+	svc := startService(t, "WORKERS=1", "TEST_ENGINE_DELAY=1s")
+	apitest.RunCrashRecovery(t, svc, apitest.Options{QuotaMinutes: quotaMinutes, JobTimeout: 45 * time.Second})
+}
+
+// TestBlackBoxStartupConfig: a malformed setting stops the binary at start-up
+// with a message naming the variable, instead of running with a default.
+func TestBlackBoxStartupConfig(t *testing.T) {
+	if testing.Short() {
+		t.Skip("black-box suite: builds and runs the binary")
+	}
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary(t))
+	cmd.Env = append(os.Environ(), "LISTEN_ADDR="+freeAddr(t), "DATA_DIR="+t.TempDir(), "TRANSCRIBER=test", "WORKERS=zero")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("binary started with WORKERS=zero:\n%s", out)
+	}
+	if !strings.Contains(string(out), "WORKERS") {
+		t.Errorf("start-up error does not name WORKERS:\n%s", out)
+	}
+}
