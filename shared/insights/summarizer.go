@@ -166,23 +166,50 @@ func quote(toks []token, m match) string {
 	for hi < len(toks) && toks[hi].sentence == toks[m.start].sentence {
 		hi++
 	}
+	// A greeting and the name after it ("hi Kevin") say nothing about the call.
+	for lo < m.start && greetings[strings.ToLower(toks[lo].surface)] {
+		lo++
+		if lo < m.start && isName(toks[lo].surface) {
+			lo++
+		}
+	}
+	cutHead, cutTail := false, false
 	if hi-lo > maxQuoteWords {
-		lo = max(lo, m.start-maxQuoteWords/2)
-		hi = min(hi, lo+maxQuoteWords)
+		if m.start-maxQuoteWords/2 > lo {
+			lo, cutHead = m.start-maxQuoteWords/2, true
+		}
+		if lo+maxQuoteWords < hi {
+			hi, cutTail = lo+maxQuoteWords, true
+		}
 	}
 	var ws []string
 	for _, t := range toks[lo:hi] {
 		if t.surface == "" {
 			continue
 		}
-		ws = append(ws, strings.TrimFunc(t.surface, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
+		ws = append(ws, strings.TrimFunc(t.surface, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' }))
 	}
 	q := strings.Join(ws, " ")
+	if cutHead {
+		q = "..." + q
+	}
+	if cutTail {
+		q += "..."
+	}
 	// Lower-case the first letter unless it is "I": the quote continues a sentence.
 	if r, n := utf8.DecodeRuneInString(q); n > 0 && !strings.HasPrefix(q, "I ") && !strings.HasPrefix(q, "I'") {
 		q = string(unicode.ToLower(r)) + q[n:]
 	}
 	return q
+}
+
+var greetings = map[string]bool{"hi": true, "hello": true, "hey": true, "morning": true, "afternoon": true, "evening": true, "yes": true, "yeah": true, "okay": true, "ok": true, "so": true, "well": true, "um": true, "uh": true, "oh": true}
+
+// isName reports a capitalised word other than "I" (written text only; speech
+// output is lower case and keeps the word).
+func isName(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	return unicode.IsUpper(r) && w != "I" && !strings.HasPrefix(w, "I'")
 }
 
 func joinAnd(items []string) string {

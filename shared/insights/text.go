@@ -178,6 +178,8 @@ func words(text string) (ws, surfaces []string, breaks []wordBreak) {
 	return ws, surfaces, breaks
 }
 
+var suffixForms = [][2]string{{"'m", "am"}, {"'re", "are"}, {"'ve", "have"}, {"'ll", "will"}, {"'d", "would"}}
+
 func expand(w string) []string {
 	if e, ok := contractions[w]; ok {
 		return e
@@ -185,9 +187,9 @@ func expand(w string) []string {
 	if base, ok := strings.CutSuffix(w, "n't"); ok {
 		return []string{base, "not"}
 	}
-	for suf, full := range map[string]string{"'m": "am", "'re": "are", "'ve": "have", "'ll": "will", "'d": "would"} {
-		if base, ok := strings.CutSuffix(w, suf); ok {
-			return []string{base, full}
+	for _, sf := range suffixForms {
+		if base, ok := strings.CutSuffix(w, sf[0]); ok {
+			return []string{base, sf[1]}
 		}
 	}
 	// "'s" is "is", "has" or a possessive: none of them matters to a cue.
