@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# fuzz.sh FUZZTIME: runs every fuzz target in the module for FUZZTIME each
+# (e.g. 10s, 5m, 1000x). Targets are found by grepping `^func Fuzz` in *_test.go,
+# so targets added to any package later are picked up without editing this file.
+# `go test -fuzz` accepts one target per package run, hence one run per target.
+# Minimising each newly interesting input may take go test's default 60s (its
+# minimiser is quadratic in input length), which would swallow a short run, so it
+# is capped at FUZZMINIMIZETIME (default 2s; also bounds crash minimisation).
+# Exits non-zero if any target fails (a failing input is saved under the package's
+# testdata/fuzz/<Target>/ by go test, which prints how to re-run it).
+set -uo pipefail
+
+fuzztime=${1:-10s}
+minimizetime=${FUZZMINIMIZETIME:-2s}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+
+# "dir<TAB>FuzzName" for each target, skipping vendored code and testdata.
+mapfile -t targets < <(
+	grep -rE --include='*_test.go' --exclude-dir=vendor --exclude-dir=testdata --exclude-dir=node_modules \
+		-o '^func Fuzz[A-Za-z0-9_]*' . |
+		sed -E 's#^(.*)/[^/]*_test\.go:func (Fuzz[A-Za-z0-9_]*)$#\1\t\2#' |
+		sort -u
+)
+
+if [ ${#targets[@]} -eq 0 ]; then
+	echo "fuzz.sh: no fuzz targets found"
+	exit 0
+fi
+
+failed=()
+for t in "${targets[@]}"; do
+	dir=${t%%$'\t'*}
+	name=${t#*$'\t'}
+	echo "=== fuzz $dir $name ($fuzztime)"
+	if ! go test -run='^$' -fuzz="^${name}\$" -fuzztime="$fuzztime" -fuzzminimizetime="$minimizetime" "$dir"; then
+		failed+=("$dir $name")
+	fi
+done
+
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "fuzz.sh: ${#failed[@]} of ${#targets[@]} target(s) failed:" >&2
+	printf '  %s\n' "${failed[@]}" >&2
+	exit 1
+fi
+echo "fuzz.sh: all ${#targets[@]} target(s) passed"
