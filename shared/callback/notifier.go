@@ -169,6 +169,12 @@ func (n *Notifier) Deliver(ctx context.Context, d callscribe.CallbackDelivery) e
 		return fmt.Errorf("callback: encode payload: %w", err)
 	}
 
+	// The caller may impose a shorter deadline of its own; report whichever
+	// budget actually applied when the attempt times out.
+	budget := n.timeout
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < budget {
+		budget = time.Until(dl).Round(time.Millisecond)
+	}
 	attemptCtx, cancel := context.WithTimeout(ctx, n.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(attemptCtx, http.MethodPost, u.String(), bytes.NewReader(body))
@@ -184,7 +190,7 @@ func (n *Notifier) Deliver(ctx context.Context, d callscribe.CallbackDelivery) e
 
 	resp, err := n.client.Do(req)
 	if err != nil {
-		return n.transportError(ctx, attemptCtx, u.Host, err)
+		return transportError(attemptCtx, u.Host, budget, err)
 	}
 	// Read a little of the body so the connection can be reused; the spec says
 	// the receiver's body is ignored. A read error here does not change the
@@ -200,7 +206,7 @@ func (n *Notifier) Deliver(ctx context.Context, d callscribe.CallbackDelivery) e
 
 // transportError turns a client error into one that says what happened,
 // keeping the sentinel errors reachable with errors.Is.
-func (n *Notifier) transportError(parent, attempt context.Context, host string, err error) error {
+func transportError(attempt context.Context, host string, budget time.Duration, err error) error {
 	// url.Error's text repeats the full URL; unwrap it and name the host only.
 	inner := err
 	if ue, ok := errors.AsType[*url.Error](err); ok {
@@ -209,11 +215,12 @@ func (n *Notifier) transportError(parent, attempt context.Context, host string, 
 	switch {
 	case errors.Is(err, ErrAddressRefused):
 		return fmt.Errorf("POST to %s: %w", host, inner)
-	case parent.Err() != nil:
+	case errors.Is(attempt.Err(), context.Canceled):
 		// The caller gave up (shutdown); not the receiver's fault.
-		return fmt.Errorf("POST to %s: %w", host, parent.Err())
+		return fmt.Errorf("POST to %s: %w", host, context.Canceled)
 	case errors.Is(attempt.Err(), context.DeadlineExceeded):
-		return fmt.Errorf("POST to %s: %w after %s: %w", host, ErrAttemptTimeout, n.timeout, context.DeadlineExceeded)
+		// Ours or the caller's deadline: either way the attempt ran out of time.
+		return fmt.Errorf("POST to %s: %w after %s: %w", host, ErrAttemptTimeout, budget, context.DeadlineExceeded)
 	default:
 		return fmt.Errorf("POST to %s failed: %w", host, inner)
 	}

@@ -446,3 +446,18 @@ func TestNotifierIgnoresProxyEnvironment(t *testing.T) {
 		t.Fatal("transport uses a proxy function; proxies would bypass the dial-time address check")
 	}
 }
+
+func TestDeliverReportsCallerDeadlineAsTimeout(t *testing.T) {
+	rv := newReceiver(t, func(_ int, _ http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	// The pipeline wraps Deliver in its own deadline; a shorter caller deadline
+	// must read as a timeout too, with the budget that applied.
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancel()
+	err := loopbackNotifier(time.Minute).Deliver(ctx, delivery(rv.URL))
+	if !errors.Is(err, ErrAttemptTimeout) {
+		t.Fatalf("err = %v, want ErrAttemptTimeout", err)
+	}
+	if strings.Contains(err.Error(), "1m0s") {
+		t.Errorf("error %q reports the notifier's budget, not the caller's shorter one", err)
+	}
+}
