@@ -259,13 +259,9 @@ func (w *Worker) deliverCallback(ctx context.Context, m callscribe.Message) erro
 		log.Error("tagDelivered abandoned after the last attempt", "attempts", m.Attempt, "lastError", err.Error())
 		return nil
 	}
-	base := w.CallbackBackoffBase
-	if base <= 0 {
-		base = 2 * time.Second
-	}
 	next := m
 	next.Attempt++
-	next.Delay = callback.Backoff(m.Attempt, base)
+	next.Delay = callback.Backoff(m.Attempt, w.CallbackBackoffBase) // <= 0 means the default base
 	log.Warn("tagDelivered attempt failed; retrying", "err", err.Error(), "nextAttempt", next.Attempt, "delay_ms", next.Delay.Milliseconds())
 	return w.Queue.Enqueue(ctx, next)
 }
