@@ -1,0 +1,123 @@
+// Package sqlite is the embedded storage of the local process: jobs, quota,
+// accounts and a durable work queue in one SQLite file, on the pure-Go driver
+// modernc.org/sqlite (no cgo).
+//
+// Durability: the database runs in WAL mode with synchronous=NORMAL. A commit
+// is in the WAL file (the OS page cache) before the call returns, so a process
+// crash or kill -9 right after a 202 loses nothing; only a power loss or kernel
+// crash can lose the last few commits, which is the usual trade for a local
+// single-box deployment (FULL would add an fsync to every commit, the queue's
+// claims and acknowledgements included).
+//
+// Concurrency: all writes go through one connection, so the process never
+// fights itself for SQLite's single write lock and read-modify-write
+// transactions (quota reservation, compare-and-set transitions) are serialised.
+// Write transactions also begin IMMEDIATE and the busy timeout is set, so a
+// second process on the same file waits instead of failing or racing. Reads use
+// a separate pool and, thanks to WAL, never wait for the writer.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+
+	sqlitedriver "modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// DB is an open database file.
+type DB struct {
+	write *sql.DB // exactly one connection
+	read  *sql.DB // read-only pool
+	queue *Queue
+}
+
+// busyTimeoutMillis bounds how long a statement waits for another process's
+// lock before failing with SQLITE_BUSY.
+const busyTimeoutMillis = 10000
+
+// Open opens (creating if needed) the database at path and brings its schema up
+// to date. The path must not contain '?'.
+func Open(path string) (*DB, error) {
+	if path == "" || strings.ContainsRune(path, '?') {
+		return nil, fmt.Errorf("sqlite: invalid database path %q", path)
+	}
+	params := fmt.Sprintf("_busy_timeout=%d&_foreign_keys=1", busyTimeoutMillis)
+	write, err := sql.Open("sqlite", path+"?"+params+"&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate")
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	write.SetMaxOpenConns(1)
+	write.SetMaxIdleConns(1)
+	write.SetConnMaxLifetime(0)
+	write.SetConnMaxIdleTime(0)
+
+	ctx := context.Background()
+	if err := migrate(ctx, write); err != nil {
+		write.Close()
+		return nil, fmt.Errorf("sqlite: migrate %s: %w", path, err)
+	}
+
+	// Opened after the writer switched the file to WAL, so readers see WAL mode.
+	read, err := sql.Open("sqlite", path+"?"+params+"&_query_only=1")
+	if err != nil {
+		write.Close()
+		return nil, fmt.Errorf("sqlite: open %s for reading: %w", path, err)
+	}
+	read.SetMaxOpenConns(max(4, runtime.GOMAXPROCS(0)))
+	read.SetMaxIdleConns(max(4, runtime.GOMAXPROCS(0)))
+	if err := read.PingContext(ctx); err != nil {
+		write.Close()
+		read.Close()
+		return nil, fmt.Errorf("sqlite: open %s for reading: %w", path, err)
+	}
+
+	db := &DB{write: write, read: read}
+	db.queue = newQueue(db)
+	return db, nil
+}
+
+// Close closes the database. Consumers must have stopped first.
+func (db *DB) Close() error {
+	return errors.Join(db.read.Close(), db.write.Close())
+}
+
+// Jobs returns the job store.
+func (db *DB) Jobs() *JobStore { return &JobStore{db: db} }
+
+// Accounts returns the account store.
+func (db *DB) Accounts() *AccountStore { return &AccountStore{db: db} }
+
+// Queue returns the durable queue. Every call returns the same queue, so an
+// Enqueue wakes the Consume loop of the same process at once.
+func (db *DB) Queue() *Queue { return db.queue }
+
+// inWriteTx runs fn in a write transaction (BEGIN IMMEDIATE on the single write
+// connection) and commits when fn returns nil.
+func (db *DB) inWriteTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlite: begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqlite: commit: %w", err)
+	}
+	return nil
+}
+
+// isUniqueViolation reports whether err is a PRIMARY KEY or UNIQUE constraint failure.
+func isUniqueViolation(err error) bool {
+	var se *sqlitedriver.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	return se.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY || se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE
+}

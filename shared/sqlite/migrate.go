@@ -1,0 +1,137 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// migrations are applied in order; migrations[i] brings the schema from version
+// i to i+1. Never edit a released migration: append a new one.
+var migrations = []string{
+	// 1: jobs, quota, accounts, API keys, queue.
+	`
+CREATE TABLE jobs (
+	id                TEXT PRIMARY KEY,
+	account_id        TEXT NOT NULL,
+	type              TEXT,             -- NULL on rows written before jobs had a type: transcription
+	status            TEXT NOT NULL,
+	source_job_id     TEXT NOT NULL DEFAULT '',
+	original_filename TEXT,             -- NULL until an upload is attached
+	language          TEXT NOT NULL DEFAULT '',
+	audio_seconds     REAL NOT NULL DEFAULT 0,
+	audio_key         TEXT NOT NULL DEFAULT '',
+	audio_format      TEXT NOT NULL DEFAULT '',
+	metadata          TEXT,             -- JSON
+	input             TEXT,             -- JSON Transcript
+	callback          TEXT,             -- JSON Callback
+	result            TEXT,             -- JSON
+	error             TEXT,             -- JSON JobError
+	quota_month       TEXT NOT NULL DEFAULT '',
+	attempts          INTEGER NOT NULL DEFAULT 0,
+	created_at        INTEGER NOT NULL, -- unix nanoseconds
+	updated_at        INTEGER NOT NULL,
+	deleted_at        INTEGER           -- soft delete; purged later
+) STRICT;
+
+-- Listing: one range scan per page, newest first, live jobs only.
+CREATE INDEX jobs_by_account ON jobs (account_id, created_at DESC, id DESC) WHERE deleted_at IS NULL;
+-- Restart recovery: unfinished live jobs, oldest first.
+CREATE INDEX jobs_unfinished ON jobs (created_at, id) WHERE deleted_at IS NULL AND status IN ('queued', 'processing');
+-- Purge.
+CREATE INDEX jobs_deleted ON jobs (deleted_at) WHERE deleted_at IS NOT NULL;
+
+CREATE TABLE quota_usage (
+	account_id   TEXT NOT NULL,
+	month        TEXT NOT NULL, -- "2006-01", UTC
+	used_seconds REAL NOT NULL,
+	PRIMARY KEY (account_id, month)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE accounts (
+	id            TEXT PRIMARY KEY,
+	email         TEXT NOT NULL,        -- as the user typed it
+	email_key     TEXT NOT NULL UNIQUE, -- lower-cased: emails are unique case-insensitively
+	password_hash TEXT NOT NULL,
+	created_at    INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE api_keys (
+	id           TEXT PRIMARY KEY,
+	account_id   TEXT NOT NULL,
+	prefix       TEXT NOT NULL,
+	hash         TEXT NOT NULL UNIQUE,
+	created_at   INTEGER NOT NULL,
+	last_used_at INTEGER,
+	revoked_at   INTEGER
+) STRICT;
+CREATE INDEX api_keys_by_account ON api_keys (account_id, created_at DESC, id DESC) WHERE revoked_at IS NULL;
+
+CREATE TABLE queue_messages (
+	id           INTEGER PRIMARY KEY AUTOINCREMENT,
+	body         TEXT NOT NULL,    -- JSON callscribe.Message
+	visible_at   INTEGER NOT NULL, -- unix nanoseconds; claimable from then on
+	leased_until INTEGER,          -- non-NULL while a worker holds the message
+	receives     INTEGER NOT NULL DEFAULT 0,
+	last_error   TEXT NOT NULL DEFAULT '',
+	enqueued_at  INTEGER NOT NULL
+) STRICT;
+CREATE INDEX queue_messages_visible ON queue_messages (visible_at, id);
+CREATE INDEX queue_messages_leased ON queue_messages (leased_until) WHERE leased_until IS NOT NULL;
+
+CREATE TABLE dead_letters (
+	id          INTEGER PRIMARY KEY, -- the message's queue id
+	body        TEXT NOT NULL,
+	receives    INTEGER NOT NULL,
+	last_error  TEXT NOT NULL,
+	enqueued_at INTEGER NOT NULL,
+	died_at     INTEGER NOT NULL
+) STRICT;
+`,
+}
+
+// migrate brings the schema to the newest version. It runs in one IMMEDIATE
+// transaction, so two processes opening a new file at once migrate in turn and
+// the second finds nothing to do.
+func migrate(ctx context.Context, db *sql.DB) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() //nolint:errcheck // no-op after Commit
+
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {
+		return err
+	}
+	var version int
+	err = tx.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&version)
+	if errors.Is(err, sql.ErrNoRows) {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_version (version) VALUES (0)`); err != nil {
+			return err
+		}
+	} else if err != nil {
+		return err
+	}
+	if version > len(migrations) {
+		return fmt.Errorf("database schema version %d is newer than this program knows (%d)", version, len(migrations))
+	}
+	for v := version; v < len(migrations); v++ {
+		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+			return fmt.Errorf("migration %d: %w", v+1, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE schema_version SET version = ?`, len(migrations)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// SchemaVersion returns the schema version of the open database.
+func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
+	var v int
+	if err := db.read.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&v); err != nil {
+		return 0, fmt.Errorf("sqlite: schema version: %w", err)
+	}
+	return v, nil
+}
