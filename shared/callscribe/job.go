@@ -250,3 +250,12 @@ func SpeakerAlias(channel, agentChannel int) string {
 	}
 	return AliasUser
 }
+
+// Pending is returned by an asynchronous provider (Amazon Transcribe) whose work
+// is still running: the pipeline re-checks after CheckAfter by a delayed queue
+// message instead of holding a worker, and the check does not count as an attempt.
+type Pending struct {
+	CheckAfter time.Duration
+}
+
+func (p *Pending) Error() string { return "provider work still running; check again in " + p.CheckAfter.String() }

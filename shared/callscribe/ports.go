@@ -102,6 +102,9 @@ type Message struct {
 	// Attempt is the 1-based delivery attempt for callbacks (each attempt is its
 	// own message, so retries survive restarts).
 	Attempt int `json:"attempt,omitempty"`
+	// Recheck counts re-checks of an asynchronous provider's running work; such
+	// deliveries resume the job rather than start a new attempt.
+	Recheck int `json:"recheck,omitempty"`
 	// CallbackMsgID is the tagDelivered msg_id, fixed across a message's retries.
 	CallbackMsgID string `json:"callback_msg_id,omitempty"`
 	// RequestID is the requestId of the API call that caused the work, so worker

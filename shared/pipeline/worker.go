@@ -23,6 +23,10 @@ import (
 // looping forever.
 const MaxJobAttempts = 3
 
+// maxRechecks bounds how long an asynchronous provider may keep a job running
+// (with 30 s re-checks, about four hours).
+const maxRechecks = 500
+
 // Worker handles queue messages. It implements callscribe.MessageHandler.
 type Worker struct {
 	Jobs        callscribe.JobStore
@@ -90,7 +94,7 @@ func (w *Worker) runJob(ctx context.Context, m callscribe.Message) error {
 	// Claim: queued|processing -> processing. processing is allowed because a
 	// crashed worker leaves its job there and the message comes back.
 	job, err = w.Jobs.TransitionJob(ctx, callscribe.Transition{
-		JobID: job.ID, From: inProgress, To: callscribe.StatusProcessing, CountAttempt: true, At: w.now(),
+		JobID: job.ID, From: inProgress, To: callscribe.StatusProcessing, CountAttempt: m.Recheck == 0, At: w.now(),
 	})
 	if callscribe.IsCode(err, callscribe.CodeConflict) || callscribe.IsCode(err, callscribe.CodeJobNotFound) {
 		log.Info("job finished or was deleted meanwhile; dropping")
@@ -106,7 +110,17 @@ func (w *Worker) runJob(ctx context.Context, m callscribe.Message) error {
 	start := time.Now()
 	result, err := w.produce(ctx, job)
 	var jobErr *callscribe.JobError
+	var pending *callscribe.Pending
 	switch {
+	case errors.As(err, &pending):
+		if m.Recheck >= maxRechecks {
+			return w.finish(ctx, m, job, nil, &callscribe.JobError{Code: callscribe.JobErrProviderError, Message: "The provider did not finish in time."})
+		}
+		next := m
+		next.Recheck++
+		next.Delay = pending.CheckAfter
+		log.Info("provider still working; re-checking later", "recheck", next.Recheck, "delay_ms", next.Delay.Milliseconds())
+		return w.Queue.Enqueue(ctx, next)
 	case errors.As(err, &jobErr):
 		log.Warn("job failed", "code", jobErr.Code, "message", jobErr.Message)
 		return w.finish(ctx, m, job, nil, jobErr)

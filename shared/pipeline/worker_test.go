@@ -380,3 +380,36 @@ func TestCallbackRetriesSurviveARestart(t *testing.T) {
 		t.Fatalf("retry came %v after the failure; backoff not honoured", gap)
 	}
 }
+
+// slowProvider reports running work twice, then a result, as Amazon Transcribe would.
+type slowProvider struct{ checks atomic.Int32 }
+
+func (s *slowProvider) Transcribe(ctx context.Context, req callscribe.TranscriptionRequest) (*callscribe.TranscriptionResult, error) {
+	if s.checks.Add(1) <= 2 {
+		return nil, &callscribe.Pending{CheckAfter: 30 * time.Second}
+	}
+	return (&testengine.Engine{}).Transcribe(ctx, req)
+}
+
+func TestPendingProviderIsRecheckedByDelayedMessagesWithoutUsingAttempts(t *testing.T) {
+	e := newEnv(t, &slowProvider{})
+	e.transcription(t, "job-async", 4, "")
+	m := callscribe.Message{Kind: callscribe.KindTranscribe, JobID: "job-async"}
+	for i := 1; i <= 2; i++ {
+		if err := e.w.HandleMessage(context.Background(), m); err != nil {
+			t.Fatal(err)
+		}
+		msgs := e.queue.take()
+		if len(msgs) != 1 || msgs[0].Recheck != i || msgs[0].Delay != 30*time.Second {
+			t.Fatalf("check %d queued %+v", i, msgs)
+		}
+		m = msgs[0]
+	}
+	if err := e.w.HandleMessage(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
+	j := e.get(t, "job-async")
+	if j.Status != callscribe.StatusSucceeded || j.Attempts != 1 {
+		t.Fatalf("status %s attempts %d, want succeeded after one attempt", j.Status, j.Attempts)
+	}
+}
