@@ -258,4 +258,6 @@ type Pending struct {
 	CheckAfter time.Duration
 }
 
-func (p *Pending) Error() string { return "provider work still running; check again in " + p.CheckAfter.String() }
+func (p *Pending) Error() string {
+	return "provider work still running; check again in " + p.CheckAfter.String()
+}
