@@ -31,10 +31,15 @@ var (
 	buildErr  error
 )
 
-// binary builds the service once per test run.
+// binary builds the service once per test run. CALLSCRIBE_BLACKBOX_BIN names a
+// prebuilt binary (built with -tags testengine) to use instead.
 func binary(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
+		if p := os.Getenv("CALLSCRIBE_BLACKBOX_BIN"); p != "" {
+			binPath = p
+			return
+		}
 		dir, err := os.MkdirTemp("", "callscribe-blackbox-")
 		if err != nil {
 			buildErr = err
@@ -108,7 +113,7 @@ func startService(t *testing.T, extraEnv ...string) *service {
 		s.stop()
 		if t.Failed() {
 			if b, err := os.ReadFile(s.logPath); err == nil {
-				t.Logf("service log (%s), last 8 KiB:\n%s", s.logPath, tail(b, 8<<10))
+				t.Logf("service log (%s), last 4 KiB:\n%s", s.logPath, tail(b, 4<<10))
 			}
 		}
 	})
