@@ -14,8 +14,12 @@
 // had a type have no `type` attribute; they read as transcription and match a
 // type=transcription filter. Two GSIs:
 //
-//   - account-created-index: account_id (HASH) + list_sk (RANGE), projection ALL.
-//     list_sk = created_at + "#" + id, so a Query with ScanIndexForward=false lists
+//   - account-created-index: account_id (HASH) + list_sk (RANGE), projection
+//     INCLUDE of the job-summary attributes (type, status, source_job_id,
+//     original_filename, language, audio_seconds, audio_format, quota_month,
+//     attempts, created_at, updated_at): listed jobs carry those fields only, and
+//     result, input, metadata, callback and error, the bulk of an item, stay out of
+//     the index. list_sk = created_at + "#" + id, so a Query with ScanIndexForward=false lists
 //     an account newest first in (created_at DESC, id DESC) order. created_after is
 //     a key condition (list_sk > created_after + "~"; "~" sorts after "#", so a job
 //     created exactly at created_after is excluded). The job_id filter is a

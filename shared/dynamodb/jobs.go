@@ -222,6 +222,9 @@ func (s *JobStore) read(ctx context.Context, id string) (*storedJob, error) {
 // DynamoDB applies Limit before filtering, so a larger batch saves round trips.
 const listBatchFiltered = 100
 
+// ListJobs returns a page of job summaries: listed jobs are guaranteed to carry
+// only the attributes projected into the listing index (listedAttributes), not
+// results, inputs, metadata, callbacks or errors; GetJob returns a whole job.
 func (s *JobStore) ListJobs(ctx context.Context, req callscribe.ListRequest) (*callscribe.JobPage, error) {
 	limit := req.Limit
 	if limit <= 0 {

@@ -41,6 +41,15 @@ const (
 	TTLAttribute        = "expires_at"
 )
 
+// listedAttributes are the job attributes projected into account-created-index:
+// the job summary of a listing plus what its filters read. Results, inputs,
+// metadata and errors (the bulk of an item, up to hundreds of KB for a long
+// transcript) stay out of the index, so listing reads and index writes stay small.
+var listedAttributes = []string{
+	attrType, attrStatus, attrSourceJobID, attrOriginalFilename, attrLanguage,
+	attrAudioSeconds, attrAudioFormat, attrQuotaMonth, attrAttempts, attrCreatedAt, attrUpdatedAt,
+}
+
 // TableDefinitions returns the CreateTable inputs of every table. template.yaml
 // declares the same tables; keep the two in step (the template test compares them).
 func TableDefinitions(n TableNames) []*ddb.CreateTableInput {
@@ -54,8 +63,12 @@ func TableDefinitions(n TableNames) []*ddb.CreateTableInput {
 		}
 		return k
 	}
-	gsi := func(name, hash, rng string, p types.ProjectionType) types.GlobalSecondaryIndex {
-		return types.GlobalSecondaryIndex{IndexName: aws.String(name), KeySchema: key(hash, rng), Projection: &types.Projection{ProjectionType: p}}
+	gsi := func(name, hash, rng string, p types.ProjectionType, include ...string) types.GlobalSecondaryIndex {
+		proj := &types.Projection{ProjectionType: p}
+		if p == types.ProjectionTypeInclude {
+			proj.NonKeyAttributes = include
+		}
+		return types.GlobalSecondaryIndex{IndexName: aws.String(name), KeySchema: key(hash, rng), Projection: proj}
 	}
 	return []*ddb.CreateTableInput{
 		{
@@ -64,7 +77,7 @@ func TableDefinitions(n TableNames) []*ddb.CreateTableInput {
 			AttributeDefinitions: []types.AttributeDefinition{s(attrID), s(attrAccountID), s(attrListSK), s(attrLifecycle), s(attrLifecycleAt)},
 			KeySchema:            key(attrID, ""),
 			GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
-				gsi(IndexAccountCreated, attrAccountID, attrListSK, types.ProjectionTypeAll),
+				gsi(IndexAccountCreated, attrAccountID, attrListSK, types.ProjectionTypeInclude, listedAttributes...),
 				gsi(IndexLifecycle, attrLifecycle, attrLifecycleAt, types.ProjectionTypeKeysOnly),
 			},
 		},
