@@ -174,9 +174,19 @@ type claimedMessage struct {
 
 func (q *Queue) claim(ctx context.Context, visibility time.Duration) (*claimedMessage, error) {
 	now := time.Now()
+	// Idle workers poll often; asking the read pool first keeps those polls
+	// off the single write connection that uploads and transitions need.
+	var visible int
+	err := q.db.read.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM queue_messages WHERE visible_at <= ?)`, now.UnixNano()).Scan(&visible)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: look for messages: %w", err)
+	}
+	if visible == 0 {
+		return nil, nil
+	}
 	leaseEnd := now.Add(visibility).UnixNano()
 	var m claimedMessage
-	err := q.db.write.QueryRowContext(ctx, `
+	err = q.db.write.QueryRowContext(ctx, `
 		UPDATE queue_messages SET visible_at = ?1, leased_until = ?1, receives = receives + 1
 		WHERE id = (SELECT id FROM queue_messages WHERE visible_at <= ?2 ORDER BY visible_at, id LIMIT 1)
 		RETURNING id, body, receives`, leaseEnd, now.UnixNano()).Scan(&m.id, &m.body, &m.receives)
