@@ -250,3 +250,27 @@ func TestAPIKeyTouchOfUnknownKey(t *testing.T) {
 		t.Fatalf("TouchAPIKey(unknown) = %v, want NOT_FOUND", err)
 	}
 }
+
+// TestListingCarriesSummaryOnly pins the listing index projection: listed jobs
+// have the summary fields, and bulky attributes (result, input, metadata) are
+// not read by listings.
+func TestListingCarriesSummaryOnly(t *testing.T) {
+	s := NewJobStore(client, newTables(t), retention)
+	j := job("acc", t0)
+	j.Status = callscribe.StatusSucceeded
+	j.Language = "en"
+	j.Metadata = []byte(`{"crm":"42"}`)
+	j.Result = []byte(`{"transcript":[]}`)
+	mustCreate(t, s, j, nil)
+	page, err := s.ListJobs(t.Context(), callscribe.ListRequest{AccountID: "acc", Limit: 10})
+	if err != nil || len(page.Jobs) != 1 {
+		t.Fatalf("ListJobs = %v, %v", page, err)
+	}
+	got := page.Jobs[0]
+	if got.ID != j.ID || got.Status != j.Status || got.Language != "en" || got.AudioSeconds != j.AudioSeconds || !got.CreatedAt.Equal(j.CreatedAt) {
+		t.Fatalf("listed job %+v lacks summary fields of %+v", got, j)
+	}
+	if got.Result != nil || got.Metadata != nil {
+		t.Fatalf("listed job carries result %s / metadata %s; the listing index should not project them", got.Result, got.Metadata)
+	}
+}
