@@ -67,7 +67,9 @@ func TestPutOpenDelete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("stored with server-side encryption %q (gofakes3 does not report it on HEAD)", head.ServerSideEncryption)
+	if head.ServerSideEncryption != "AES256" {
+		t.Errorf("HEAD reports server-side encryption %q, want AES256", head.ServerSideEncryption)
+	}
 
 	if err := s.DeleteAudio(t.Context(), "jobs/a.wav"); err != nil {
 		t.Fatal(err)
