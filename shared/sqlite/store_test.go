@@ -2,8 +2,10 @@ package sqlite
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -156,4 +158,41 @@ func explainListing(t *testing.T, db *DB, req callscribe.ListRequest) string {
 		plan.WriteString(detail + "\n")
 	}
 	return plan.String()
+}
+
+// TestConcurrentOpenOfNewFile stands in for several processes starting at once
+// on a fresh file: the migration runs once and every handle works.
+func TestConcurrentOpenOfNewFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "callscribe.db")
+	const handles = 4
+	dbs := make([]*DB, handles)
+	errs := make([]error, handles)
+	var wg sync.WaitGroup
+	for i := range handles {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dbs[i], errs[i] = Open(path)
+		}()
+	}
+	wg.Wait()
+	for i, db := range dbs {
+		if errs[i] != nil {
+			t.Fatalf("Open %d: %v", i, errs[i])
+		}
+		t.Cleanup(func() { db.Close() })
+	}
+	for i, db := range dbs {
+		job := &callscribe.Job{ID: fmt.Sprint("job-", i), AccountID: "a", Status: callscribe.StatusQueued, CreatedAt: time.Unix(0, int64(i)), UpdatedAt: time.Unix(0, int64(i))}
+		if err := db.Jobs().CreateJob(t.Context(), job, nil); err != nil {
+			t.Fatalf("CreateJob through handle %d: %v", i, err)
+		}
+	}
+	page, err := dbs[0].Jobs().ListJobs(t.Context(), callscribe.ListRequest{AccountID: "a", Limit: 10})
+	if err != nil || len(page.Jobs) != handles {
+		t.Fatalf("listing through handle 0: %d jobs, %v; want %d", len(page.Jobs), err, handles)
+	}
+	if v, err := dbs[handles-1].SchemaVersion(t.Context()); err != nil || v != len(migrations) {
+		t.Fatalf("SchemaVersion = %d, %v", v, err)
+	}
 }
