@@ -403,3 +403,33 @@ func newUUID() string {
 func itoa(i int) string { return strconv.Itoa(i) }
 
 func strp(s string) *string { return &s }
+
+// tryUpload uploads without reporting transport errors (for requests a kill may
+// cut off). A response other than 202 is an error too.
+func (c *client) tryUpload(a *Account, u Upload) (string, error) {
+	body, ct := multipartBody(u)
+	req, err := http.NewRequest(http.MethodPost, c.base+"/v1/transcriptions", bytes.NewReader(body))
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Authorization", "Bearer "+a.APIKey)
+	req.Header.Set("Content-Type", ct)
+	if c.gateway != "" {
+		req.Header.Set("apikey", c.gateway)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var out struct {
+		JobID string `json:"job_id"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return "", err
+	}
+	if resp.StatusCode != http.StatusAccepted || out.JobID == "" {
+		return "", fmt.Errorf("upload: status %d", resp.StatusCode)
+	}
+	return out.JobID, nil
+}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"sync"
 	"testing"
 	"time"
 )
@@ -99,6 +100,81 @@ func RunCrashRecovery(t *testing.T, target Restarter, opts Options) {
 	if items := listItems(t, a.List(t, url.Values{"job_id": {victim}})); len(items) != 0 {
 		t.Errorf("job %s deleted while processing came back in the listing", victim)
 	}
+	usedSec := totalSec + 1.0 // the victim's minutes stay used, plus the job after it
+
+	// Kill -9 in the middle of a stream of uploads: every upload answered 202
+	// survives and finishes; a request cut off by the kill may or may not have
+	// been stored, but whatever was stored finishes and is metered once.
+	before := map[string]bool{}
+	for _, it := range collect(t, a, nil, 100) {
+		before[it["job_id"].(string)] = true
+	}
+	const streamSec = 1.0
+	data := MakeWAV(streamSec, 1, false)
+	var (
+		mu       sync.Mutex
+		accepted []string
+		wg       sync.WaitGroup
+		stop     = make(chan struct{})
+		enough   = make(chan struct{})
+		once     sync.Once
+	)
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				id, err := s.c.tryUpload(a, Upload{Filename: "stream.wav", Data: data})
+				if err != nil {
+					return // the service is gone
+				}
+				mu.Lock()
+				accepted = append(accepted, id)
+				if len(accepted) >= 6 {
+					once.Do(func() { close(enough) })
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	select {
+	case <-enough:
+	case <-time.After(20 * time.Second):
+		t.Errorf("uploads too slow to reach 6 accepted")
+	}
+	if err := target.Kill9(); err != nil {
+		t.Fatalf("kill -9: %v", err)
+	}
+	close(stop)
+	wg.Wait()
+	if err := target.Start(); err != nil {
+		t.Fatalf("restart: %v", err)
+	}
+	s.c.base = target.BaseURL()
+	listedNow := map[string]bool{}
+	stream := 0
+	for _, it := range collect(t, a, nil, 100) {
+		id := it["job_id"].(string)
+		listedNow[id] = true
+		if !before[id] {
+			stream++
+			if r := s.WaitJob(t, a, id); r != nil && r.Str("status") != "succeeded" {
+				t.Errorf("%s: a job stored before the kill must succeed", r)
+			}
+		}
+	}
+	for _, id := range accepted {
+		if !listedNow[id] {
+			t.Errorf("job %s was accepted with 202 before the kill and is lost", id)
+		}
+	}
+	t.Logf("second kill: %d uploads answered 202, %d stored", len(accepted), stream)
+	checkUsage(t, "after the second recovery", a.Usage(t), round2(s.limitSeconds()), usedSec+float64(stream)*streamSec, s.limitSeconds())
 }
 
 // RunGateway checks a target started with GATEWAY_KEY=opts.GatewayKey:
