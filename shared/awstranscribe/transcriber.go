@@ -57,6 +57,15 @@
 // says more than "en". duration_seconds is the probe's duration of the audio, the
 // figure the quota was charged with, or the end of the last word when the audio
 // could not be probed.
+//
+// # Permissions
+//
+// Transcribe reads the media and writes the output with the caller's
+// credentials (no DataAccessRoleArn), so the worker's role needs
+// transcribe:StartTranscriptionJob, GetTranscriptionJob and DeleteTranscriptionJob,
+// s3:GetObject on the audio keys, and s3:PutObject, GetObject and DeleteObject on
+// transcribe-output/*. A lifecycle rule expiring transcribe-output/ after a day
+// is a sensible backstop for outputs of jobs deleted while Transcribe ran.
 package awstranscribe
 
 import (
