@@ -250,7 +250,8 @@ func (q *Queue) renewLease(ctx context.Context, claimed *claimedMessage, visibil
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		ticker := time.NewTicker(visibility / 3)
+		// A floor keeps a tiny Visibility from making a zero (panicking) ticker.
+		ticker := time.NewTicker(max(visibility/3, time.Millisecond))
 		defer ticker.Stop()
 		for {
 			select {

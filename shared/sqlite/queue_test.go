@@ -504,3 +504,13 @@ func TestDefaultRetryBackoff(t *testing.T) {
 		}
 	}
 }
+
+func TestQueueTinyVisibilityStillDelivers(t *testing.T) {
+	db := openTestDB(t)
+	rec := newRecorder()
+	consume(t, db.Queue(), 1, rec, ConsumeOptions{Visibility: time.Nanosecond, PollInterval: 10 * time.Millisecond})
+	if err := db.Queue().Enqueue(t.Context(), callscribe.Message{Kind: callscribe.KindTranscribe, JobID: "tiny"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "delivery with a 1ns lease", func() bool { return rec.count("tiny") >= 1 && queuedCount(t, db) == 0 })
+}
