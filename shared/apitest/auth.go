@@ -226,6 +226,9 @@ func (s *suite) testAuth(t *testing.T) {
 		{http.MethodDelete, "/v1/transcriptions/" + jobID, nil, ""},
 		{http.MethodPost, "/v1/summarize", deriveBody, "application/json"},
 		{http.MethodPost, "/v1/tag", deriveBody, "application/json"},
+		// Service extensions behind the same API-key authentication.
+		{http.MethodGet, "/v1/tags/taxonomy", nil, ""},
+		{http.MethodPost, "/v1/transcriptions/uploads", nil, ""},
 	}
 	creds := []struct {
 		name string
@@ -258,6 +261,8 @@ func (s *suite) testAuth(t *testing.T) {
 			t.Errorf("%s: want exactly the one job; refused requests must not create jobs", r)
 		}
 	}
+
+	expectStatus(t, s.c.do(t, http.MethodGet, "/v1/tags/taxonomy", nil, withBearer(a.APIKey)), http.StatusOK)
 
 	// Usage: dashboard session only.
 	for _, cr := range []struct {
