@@ -143,3 +143,6 @@ func DecodeMP3(data []byte) (*Audio, error) {
 	}
 	return a, nil
 }
+
+// MP3Supported reports whether this build decodes MP3 (cgo with libmpg123).
+func MP3Supported() bool { return true }

@@ -7,3 +7,6 @@ package audiodecode
 func DecodeMP3(data []byte) (*Audio, error) {
 	return nil, errorf("MP3 decoding needs a cgo build with libmpg123")
 }
+
+// MP3Supported reports whether this build decodes MP3 (cgo with libmpg123).
+func MP3Supported() bool { return false }
