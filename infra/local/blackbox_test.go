@@ -28,8 +28,18 @@ const quotaMinutes = 5
 var (
 	buildOnce sync.Once
 	binPath   string
+	binDir    string // temporary directory of a binary built by the run
 	buildErr  error
 )
+
+// TestMain removes the binary built for the run.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
 
 // binary builds the service once per test run. CALLSCRIBE_BLACKBOX_BIN names a
 // prebuilt binary (built with -tags testengine) to use instead.
@@ -45,7 +55,7 @@ func binary(t *testing.T) string {
 			buildErr = err
 			return
 		}
-		binPath = filepath.Join(dir, "callscribe-local")
+		binDir, binPath = dir, filepath.Join(dir, "callscribe-local")
 		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
 		if _, err := os.Stat(goTool); err != nil {
 			goTool = "go"
