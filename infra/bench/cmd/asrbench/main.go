@@ -1,0 +1,289 @@
+// Command asrbench measures the embedded speech engine (shared/sphinx) on
+// synthesised calls made by synthcall, or on Debian's pocketsphinx-testdata
+// LibriVox clips, and prints word error rate, timing accuracy, real-time factor
+// and peak memory. infra/bench/asr.sh runs it; see infra/bench/README.md.
+//
+// Usage:
+//
+//	asrbench -calls DIR -ext wav|mp3     # DIR holds NAME.json (synthcall -ref) and NAME.EXT
+//	asrbench -librivox DIR               # DIR holds fileids, transcription and the WAVs
+//
+// The real-time factor is the process's CPU time (user+sys, from getrusage)
+// spent in Transcribe divided by audio time per channel, with one decoder: the
+// one-core figure, and unlike wall time it does not depend on what else the
+// machine is running. Wall time is printed too.
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/callscribe/callscribe/shared/callscribe"
+	"github.com/callscribe/callscribe/shared/sphinx"
+)
+
+type turn struct {
+	Channel int     `json:"channel"`
+	Text    string  `json:"text"`
+	Start   float64 `json:"start"`
+	End     float64 `json:"end"`
+}
+
+type reference struct {
+	Duration float64 `json:"duration"`
+	Turns    []turn  `json:"turns"`
+}
+
+// tally accumulates word errors.
+type tally struct{ errs, words int }
+
+func (t *tally) add(ref, hyp []string) {
+	t.errs += editDistance(ref, hyp)
+	t.words += len(ref)
+}
+
+func (t tally) String() string {
+	if t.words == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%5.1f%% (%d/%d)", 100*float64(t.errs)/float64(t.words), t.errs, t.words)
+}
+
+func main() {
+	calls := flag.String("calls", "", "directory of synthesised calls (NAME.json + NAME.EXT)")
+	ext := flag.String("ext", "wav", "audio extension of the calls")
+	libri := flag.String("librivox", "", "pocketsphinx-testdata librivox directory")
+	label := flag.String("label", "", "label printed with the results")
+	weight := flag.Float64("lm-weight", 0, "domain LM weight (0 default, <0 off)")
+	vad := flag.Float64("vad", 0, "VAD threshold (0 default)")
+	extra := flag.String("args", "", "extra decoder arguments, space separated")
+	verbose := flag.Bool("v", false, "print each hypothesis")
+	flag.Parse()
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	cfg := sphinx.Config{Decoders: 1, DomainLMWeight: *weight, VADThreshold: *vad}
+	if *extra != "" {
+		cfg.ExtraArgs = strings.Fields(*extra)
+	}
+	tr, err := sphinx.NewTranscriber(cfg)
+	if err != nil {
+		fatal(err)
+	}
+	defer tr.Close()
+	switch {
+	case *calls != "":
+		err = benchCalls(tr, *calls, *ext, *label, *verbose)
+	case *libri != "":
+		err = benchLibrivox(tr, *libri, *verbose)
+	default:
+		flag.Usage()
+		os.Exit(2)
+	}
+	if err != nil {
+		fatal(err)
+	}
+}
+
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "asrbench:", err)
+	os.Exit(1)
+}
+
+func benchCalls(tr *sphinx.Transcriber, dir, ext, label string, verbose bool) error {
+	refs, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil || len(refs) == 0 {
+		return fmt.Errorf("no *.json references in %s", dir)
+	}
+	sort.Strings(refs)
+	var (
+		perChannel [2]tally
+		all        tally
+		audioSec   float64 // channel-seconds
+		wall, cpu  time.Duration
+		timing     []float64 // |hyp - ref| of turn starts and ends, seconds
+	)
+	for _, rp := range refs {
+		var ref reference
+		b, err := os.ReadFile(rp)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(b, &ref); err != nil {
+			return fmt.Errorf("%s: %w", rp, err)
+		}
+		audio, err := os.ReadFile(strings.TrimSuffix(rp, ".json") + "." + ext)
+		if err != nil {
+			return err
+		}
+		start, cpu0 := time.Now(), cpuTime()
+		res, err := tr.Transcribe(context.Background(), callscribe.TranscriptionRequest{Audio: audio, Language: "en-US"})
+		if err != nil {
+			return fmt.Errorf("%s: %w", rp, err)
+		}
+		wall += time.Since(start)
+		cpu += cpuTime() - cpu0
+		audioSec += res.DurationSeconds * 2
+		for ch := 0; ch < 2; ch++ {
+			var refWords, hypWords []string
+			for _, t := range ref.Turns {
+				if t.Channel == ch {
+					refWords = append(refWords, sphinx.NormalizeText(t.Text)...)
+				}
+			}
+			for _, s := range res.Transcript {
+				if s.SpeakerID == ch {
+					hypWords = append(hypWords, sphinx.NormalizeText(s.Text)...)
+				}
+			}
+			perChannel[ch].add(refWords, hypWords)
+			all.add(refWords, hypWords)
+		}
+		timing = append(timing, turnTiming(ref.Turns, res.Transcript)...)
+		if verbose {
+			fmt.Printf("--- %s\n", filepath.Base(rp))
+			for _, s := range res.Transcript {
+				fmt.Printf("  [%6.2f-%6.2f] %s: %s\n", s.TimeStart, s.TimeEnd, s.SpeakerAlias, s.Text)
+			}
+		}
+	}
+	within := 0
+	var sum float64
+	for _, d := range timing {
+		sum += d
+		if d <= 0.1 {
+			within++
+		}
+	}
+	fmt.Printf("%-22s calls=%d  WER agent(ch0)=%s  user(ch1)=%s  overall=%s\n", label, len(refs), perChannel[0], perChannel[1], all)
+	fmt.Printf("%-22s RTF per channel=%.3f (CPU %.1fs, wall %.1fs, for %.1f channel-seconds)  turn boundaries within 0.1s: %d/%d (mean error %.3fs)  peak RSS=%s\n",
+		label, cpu.Seconds()/audioSec, cpu.Seconds(), wall.Seconds(), audioSec, within, len(timing), sum/math.Max(1, float64(len(timing))), peakRSS())
+	return nil
+}
+
+// turnTiming pairs each reference turn with the recognised segments on its
+// channel that overlap it and returns the start and end errors. A turn spoken in
+// one breath is one VAD region, so its first segment's start and last segment's
+// end are the turn's boundaries.
+func turnTiming(turns []turn, segs []callscribe.Segment) []float64 {
+	var out []float64
+	for _, t := range turns {
+		first, last := -1, -1
+		for i, s := range segs {
+			if s.SpeakerID == t.Channel && s.TimeEnd > t.Start && s.TimeStart < t.End {
+				if first < 0 {
+					first = i
+				}
+				last = i
+			}
+		}
+		if first < 0 {
+			continue
+		}
+		out = append(out, math.Abs(segs[first].TimeStart-t.Start), math.Abs(segs[last].TimeEnd-t.End))
+	}
+	return out
+}
+
+func benchLibrivox(tr *sphinx.Transcriber, dir string, verbose bool) error {
+	f, err := os.Open(filepath.Join(dir, "transcription"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var (
+		all       tally
+		audioSec  float64
+		wall, cpu time.Duration
+		n         int
+	)
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		i := strings.LastIndexByte(line, '(')
+		if i < 0 {
+			continue
+		}
+		id := strings.TrimSuffix(line[i+1:], ")")
+		text := strings.NewReplacer("<s>", "", "</s>", "").Replace(line[:i])
+		audio, err := os.ReadFile(filepath.Join(dir, id+".wav"))
+		if err != nil {
+			return err
+		}
+		start, cpu0 := time.Now(), cpuTime()
+		res, err := tr.Transcribe(context.Background(), callscribe.TranscriptionRequest{Audio: audio})
+		if err != nil {
+			return fmt.Errorf("%s: %w", id, err)
+		}
+		wall += time.Since(start)
+		cpu += cpuTime() - cpu0
+		audioSec += res.DurationSeconds
+		var hyp []string
+		for _, s := range res.Transcript {
+			hyp = append(hyp, sphinx.NormalizeText(s.Text)...)
+		}
+		all.add(sphinx.NormalizeText(text), hyp)
+		n++
+		if verbose {
+			fmt.Printf("  %s\n    ref: %s\n    hyp: %s\n", id, strings.Join(sphinx.NormalizeText(text), " "), strings.Join(hyp, " "))
+		}
+	}
+	fmt.Printf("%-22s clips=%d  WER=%s  RTF=%.3f (CPU %.1fs, wall %.1fs, for %.1fs)  peak RSS=%s\n", "librivox 16kHz", n, all, cpu.Seconds()/audioSec, cpu.Seconds(), wall.Seconds(), audioSec, peakRSS())
+	return sc.Err()
+}
+
+// editDistance is the word-level Levenshtein distance (substitutions,
+// insertions, deletions), the numerator of WER.
+func editDistance(ref, hyp []string) int {
+	prev := make([]int, len(hyp)+1)
+	cur := make([]int, len(hyp)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ref); i++ {
+		cur[0] = i
+		for j := 1; j <= len(hyp); j++ {
+			c := prev[j-1]
+			if ref[i-1] != hyp[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(hyp)]
+}
+
+// cpuTime is the process's user+sys CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// peakRSS reads the process's high-water resident set size.
+func peakRSS() string {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "n/a"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "VmHWM:") {
+			var kb int
+			fmt.Sscanf(strings.TrimSpace(strings.TrimPrefix(line, "VmHWM:")), "%d", &kb)
+			return fmt.Sprintf("%d MiB", kb/1024)
+		}
+	}
+	return "n/a"
+}
