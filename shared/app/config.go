@@ -40,6 +40,10 @@ type Config struct {
 	CallbackTimeout     time.Duration // CALLBACK_TIMEOUT
 
 	LogLevel slog.Level // LOG_LEVEL
+
+	// BedrockModelID is the Converse model of SUMMARIZER/TAGGER=bedrock; empty
+	// means bedrock.DefaultModelID (Claude 3 Haiku).
+	BedrockModelID string // BEDROCK_MODEL_ID
 }
 
 // ConfigFromEnv reads the configuration, applying defaults and rejecting
@@ -67,6 +71,7 @@ func ConfigFromEnv() (Config, error) {
 		CallbackBackoffBase:   e.duration("CALLBACK_BACKOFF_BASE", 2*time.Second),
 		CallbackTimeout:       e.duration("CALLBACK_TIMEOUT", callback.AttemptTimeout),
 		LogLevel:              e.level("LOG_LEVEL", slog.LevelInfo),
+		BedrockModelID:        os.Getenv("BEDROCK_MODEL_ID"),
 	}
 	if c.QuotaMinutes < 0 {
 		e.fail("QUOTA_MINUTES", "must not be negative")
