@@ -1,9 +1,7 @@
-// Command get is the Lambda function behind the get route of the API.
+// Command get is a Lambda function of callscribe; lambdaapi.Functions says what
+// it serves and template.yaml how it is triggered.
 package main
 
-import (
-	"github.com/callscribe/callscribe/shared/httpapi"
-	"github.com/callscribe/callscribe/shared/lambdaapi"
-)
+import "github.com/callscribe/callscribe/shared/lambdaapi"
 
-func main() { lambdaapi.ServeRoutes(httpapi.RouteGetJob) }
+func main() { lambdaapi.Main("get") }

@@ -1,9 +1,7 @@
-// Command list is the Lambda function behind the list route of the API.
+// Command list is a Lambda function of callscribe; lambdaapi.Functions says what
+// it serves and template.yaml how it is triggered.
 package main
 
-import (
-	"github.com/callscribe/callscribe/shared/httpapi"
-	"github.com/callscribe/callscribe/shared/lambdaapi"
-)
+import "github.com/callscribe/callscribe/shared/lambdaapi"
 
-func main() { lambdaapi.ServeRoutes(httpapi.RouteListJobs) }
+func main() { lambdaapi.Main("list") }

@@ -1,9 +1,7 @@
-// Command tag is the Lambda function behind the tag route of the API.
+// Command tag is a Lambda function of callscribe; lambdaapi.Functions says what
+// it serves and template.yaml how it is triggered.
 package main
 
-import (
-	"github.com/callscribe/callscribe/shared/httpapi"
-	"github.com/callscribe/callscribe/shared/lambdaapi"
-)
+import "github.com/callscribe/callscribe/shared/lambdaapi"
 
-func main() { lambdaapi.ServeRoutes(httpapi.RouteTag) }
+func main() { lambdaapi.Main("tag") }

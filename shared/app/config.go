@@ -44,6 +44,23 @@ type Config struct {
 	// BedrockModelID is the Converse model of SUMMARIZER/TAGGER=bedrock; empty
 	// means bedrock.DefaultModelID (Claude 3 Haiku).
 	BedrockModelID string // BEDROCK_MODEL_ID
+
+	// AWS deployment (template.yaml sets these per function; see aws.go).
+	JobsTable             string // JOBS_TABLE
+	UsageTable            string // USAGE_TABLE
+	AccountsTable         string // ACCOUNTS_TABLE
+	APIKeysTable          string // API_KEYS_TABLE
+	AudioBucket           string // AUDIO_BUCKET
+	TranscriptionQueueURL string // TRANSCRIPTION_QUEUE_URL
+	DerivedQueueURL       string // DERIVED_QUEUE_URL
+	CallbackQueueURL      string // CALLBACK_QUEUE_URL
+	// Endpoint overrides for the local AWS stack (the SDK's own variable names).
+	// When any is set, OpenAWS uses static local credentials instead of the
+	// default chain, so a local run can never touch a real account.
+	DynamoDBEndpoint string // AWS_ENDPOINT_URL_DYNAMODB
+	S3Endpoint       string // AWS_ENDPOINT_URL_S3
+	SQSEndpoint      string // AWS_ENDPOINT_URL_SQS
+	AWSRegion        string // AWS_REGION
 }
 
 // ConfigFromEnv reads the configuration, applying defaults and rejecting
@@ -72,6 +89,18 @@ func ConfigFromEnv() (Config, error) {
 		CallbackTimeout:       e.duration("CALLBACK_TIMEOUT", callback.AttemptTimeout),
 		LogLevel:              e.level("LOG_LEVEL", slog.LevelInfo),
 		BedrockModelID:        os.Getenv("BEDROCK_MODEL_ID"),
+		JobsTable:             os.Getenv("JOBS_TABLE"),
+		UsageTable:            os.Getenv("USAGE_TABLE"),
+		AccountsTable:         os.Getenv("ACCOUNTS_TABLE"),
+		APIKeysTable:          os.Getenv("API_KEYS_TABLE"),
+		AudioBucket:           os.Getenv("AUDIO_BUCKET"),
+		TranscriptionQueueURL: os.Getenv("TRANSCRIPTION_QUEUE_URL"),
+		DerivedQueueURL:       os.Getenv("DERIVED_QUEUE_URL"),
+		CallbackQueueURL:      os.Getenv("CALLBACK_QUEUE_URL"),
+		DynamoDBEndpoint:      os.Getenv("AWS_ENDPOINT_URL_DYNAMODB"),
+		S3Endpoint:            os.Getenv("AWS_ENDPOINT_URL_S3"),
+		SQSEndpoint:           os.Getenv("AWS_ENDPOINT_URL_SQS"),
+		AWSRegion:             e.str("AWS_REGION", "us-east-1"),
 	}
 	if c.QuotaMinutes < 0 {
 		e.fail("QUOTA_MINUTES", "must not be negative")

@@ -1,0 +1,7 @@
+// Command callback-worker is a Lambda function of callscribe; lambdaapi.Functions says what
+// it serves and template.yaml how it is triggered.
+package main
+
+import "github.com/callscribe/callscribe/shared/lambdaapi"
+
+func main() { lambdaapi.Main("callback-worker") }
