@@ -177,22 +177,22 @@ func TestTranscriberAgentChannelAndSilence(t *testing.T) {
 
 func TestTranscriberFailures(t *testing.T) {
 	for name, tc := range map[string]struct {
-		fake     fakeWhisper
+		fake     *fakeWhisper
 		key      string
 		timeout  time.Duration
 		wantCode string
 	}{
-		"401 bad key":    {fake: fakeWhisper{}, key: "wrong", wantCode: "invalid_api_key"},
-		"400 openai":     {fake: fakeWhisper{status: 400, raw: `{"error":{"message":"Invalid file format.","type":"invalid_request_error","code":null}}`}, wantCode: "invalid_request_error"},
-		"500 plain":      {fake: fakeWhisper{status: 500, raw: "upstream exploded"}, wantCode: "http_500"},
-		"503 flat error": {fake: fakeWhisper{status: 503, raw: `{"error":"model is loading"}`}, wantCode: "http_503"},
-		"malformed json": {fake: fakeWhisper{raw: `{"segments": [`}, wantCode: "invalid_response"},
-		"text only":      {fake: fakeWhisper{raw: `{"text":"hello"}`}, wantCode: "invalid_response"},
-		"timeout":        {fake: fakeWhisper{delay: 2 * time.Second}, timeout: 100 * time.Millisecond, wantCode: "provider_timeout"},
+		"401 bad key":    {fake: &fakeWhisper{}, key: "wrong", wantCode: "invalid_api_key"},
+		"400 openai":     {fake: &fakeWhisper{status: 400, raw: `{"error":{"message":"Invalid file format.","type":"invalid_request_error","code":null}}`}, wantCode: "invalid_request_error"},
+		"500 plain":      {fake: &fakeWhisper{status: 500, raw: "upstream exploded"}, wantCode: "http_500"},
+		"503 flat error": {fake: &fakeWhisper{status: 503, raw: `{"error":"model is loading"}`}, wantCode: "http_503"},
+		"malformed json": {fake: &fakeWhisper{raw: `{"segments": [`}, wantCode: "invalid_response"},
+		"text only":      {fake: &fakeWhisper{raw: `{"text":"hello"}`}, wantCode: "invalid_response"},
+		"timeout":        {fake: &fakeWhisper{delay: 2 * time.Second}, timeout: 100 * time.Millisecond, wantCode: "provider_timeout"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			timeout := cmpOrDuration(tc.timeout, 5*time.Second)
-			tr, _ := newFake(t, &tc.fake, timeout, "")
+			tr, _ := newFake(t, tc.fake, timeout, "")
 			if tc.key != "" {
 				tr.client.APIKey = tc.key
 			}
