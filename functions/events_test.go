@@ -323,6 +323,11 @@ func TestSampleEvents(t *testing.T) {
 			if resp.StatusCode != s.status {
 				t.Fatalf("status %d, want %d; body %s", resp.StatusCode, s.status, resp.Body)
 			}
+			// The spec: every success and error body carries requestId, also
+			// sent as X-Request-Id.
+			if id, _ := body["requestId"].(string); id == "" || resp.Headers["X-Request-Id"] != id {
+				t.Errorf("requestId %q, X-Request-Id %q: %s", body["requestId"], resp.Headers["X-Request-Id"], resp.Body)
+			}
 			for _, k := range s.keys {
 				if _, ok := body[k]; !ok {
 					t.Errorf("body lacks %q: %s", k, resp.Body)

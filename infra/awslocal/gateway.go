@@ -2,8 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
+		"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -24,7 +23,12 @@ import (
 type gateway struct {
 	routes   *http.ServeMux // only real routes; a miss goes to $default
 	fallback lambdaapi.EventHandler
-	logger   *slog.Logger
+	// local serves what only the emulation has (the Cognito stand-in's sign-up
+	// and sign-in, and its health check) on the paths in localPaths, wrong
+	// methods included, so those get 405 like every other known path.
+	local      http.Handler
+	localPaths map[string]bool
+	logger     *slog.Logger
 }
 
 func newGateway(backend *app.AWS, sessions *identity.Sessions, logger *slog.Logger) (*gateway, error) {
@@ -45,21 +49,25 @@ func newGateway(backend *app.AWS, sessions *identity.Sessions, logger *slog.Logg
 			g.routes.Handle(string(r), g.invoke(f, string(r), h, sessions))
 		}
 	}
-	// The Cognito stand-in: local sign-up and sign-in issue session tokens.
-	identitySrv := backend.IdentityServer(httpapi.BearerSessions{Sessions: sessions})
-	g.routes.Handle(string(httpapi.RouteSignup), identitySrv)
-	g.routes.Handle(string(httpapi.RouteLogin), identitySrv)
-	// Health of the emulation itself (API Gateway has no such route).
-	g.routes.HandleFunc(string(httpapi.RouteHealth), func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]string{"status": "ok"})
-	})
+	// The Cognito stand-in (local sign-up and sign-in issue session tokens) and
+	// the emulation's own health check (API Gateway has no such route).
+	localRoutes := []httpapi.Route{httpapi.RouteSignup, httpapi.RouteLogin, httpapi.RouteHealth}
+	g.local = backend.IdentityServer(httpapi.BearerSessions{Sessions: sessions}, localRoutes...)
+	g.localPaths = map[string]bool{}
+	for _, r := range localRoutes {
+		_, path, _ := strings.Cut(string(r), " ")
+		g.localPaths[path] = true
+	}
 	return g, nil
 }
 
 func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h, pattern := g.routes.Handler(r); pattern != "" {
 		h.ServeHTTP(w, r)
+		return
+	}
+	if g.localPaths[r.URL.Path] {
+		g.local.ServeHTTP(w, r)
 		return
 	}
 	g.call(w, r, "$default", nil, nil, g.fallback, "fallback")

@@ -133,13 +133,19 @@ func (a *AWS) APIServer(routes ...httpapi.Route) *httpapi.Server {
 	return httpapi.New(a.deps, a.api, routes...)
 }
 
-// IdentityServer serves the local sign-up and sign-in routes with issuer. On AWS
+// FallbackServer answers the requests no route matched (API Gateway's $default),
+// knowing the deployment's routes so a wrong method gets 405 (httpapi.NewFallback).
+func (a *AWS) FallbackServer(known ...httpapi.Route) *httpapi.Server {
+	return httpapi.NewFallback(a.deps, a.api, known...)
+}
+
+// IdentityServer serves the given local identity routes (sign-up, sign-in) with issuer. On AWS
 // Cognito owns sign-up and sign-in; the local AWS stack uses this as its stand-in,
 // issuing the tokens its stand-in JWT authorizer verifies.
-func (a *AWS) IdentityServer(issuer httpapi.SessionIssuer) *httpapi.Server {
+func (a *AWS) IdentityServer(issuer httpapi.SessionIssuer, routes ...httpapi.Route) *httpapi.Server {
 	deps := a.deps
 	deps.Issuer = issuer
-	return httpapi.New(deps, a.api, httpapi.RouteSignup, httpapi.RouteLogin)
+	return httpapi.New(deps, a.api, routes...)
 }
 
 // Worker builds the pipeline worker with the engines the given message kinds

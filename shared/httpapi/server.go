@@ -101,16 +101,7 @@ const (
 // New builds the server. With no routes given it serves all of them; a Lambda
 // function passes its own route(s) so a misrouted request gets 404.
 func New(deps Deps, cfg Config, routes ...Route) *Server {
-	if deps.Logger == nil {
-		deps.Logger = slog.Default()
-	}
-	if deps.Now == nil {
-		deps.Now = time.Now
-	}
-	if deps.NewID == nil {
-		deps.NewID = func() string { return uuid.NewString() }
-	}
-	s := &Server{deps: deps, cfg: cfg, mux: http.NewServeMux()}
+	s := newServer(deps, cfg)
 	handlers := map[Route]http.HandlerFunc{
 		RouteCreateTranscription: s.apiKey(s.createTranscription),
 		RouteListJobs:            s.apiKey(s.listJobs),
@@ -134,17 +125,51 @@ func New(deps Deps, cfg Config, routes ...Route) *Server {
 		}
 	}
 	for _, r := range routes {
-		s.mux.HandleFunc(string(r), handlers[r])
-		// A path with an empty job_id is a malformed client call: MISSING_JOB_ID.
-		switch r {
-		case RouteGetJob:
-			s.mux.HandleFunc("GET /v1/transcriptions/{$}", s.apiKey(s.missingJobID))
-		case RouteDeleteJob:
-			s.mux.HandleFunc("DELETE /v1/transcriptions/{$}", s.apiKey(s.missingJobID))
-			s.mux.HandleFunc("DELETE /v1/transcriptions", s.apiKey(s.missingJobID))
-		}
+		s.handle(r, handlers[r])
 	}
 	return s
+}
+
+// NewFallback builds the server of a deployment's catch-all route (API
+// Gateway's $default): requests that no route of the deployment matched. It
+// serves none of the known routes: a request matching one (routed here anyway)
+// gets 404 NOT_FOUND, so the fallback needs nothing but API-key lookups. What it
+// adds over API Gateway's bare {"message":"Not Found"} is the spec's shape with a
+// requestId: 405 METHOD_NOT_ALLOWED with Allow for a known path with the wrong
+// method, MISSING_JOB_ID for a job route with an empty id (API Gateway does not
+// match an empty {job_id}), 401 for a wrong gateway key, 404 NOT_FOUND otherwise.
+func NewFallback(deps Deps, cfg Config, known ...Route) *Server {
+	s := newServer(deps, cfg)
+	for _, r := range known {
+		s.handle(r, s.notFound)
+	}
+	return s
+}
+
+func newServer(deps Deps, cfg Config) *Server {
+	if deps.Logger == nil {
+		deps.Logger = slog.Default()
+	}
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	if deps.NewID == nil {
+		deps.NewID = func() string { return uuid.NewString() }
+	}
+	return &Server{deps: deps, cfg: cfg, mux: http.NewServeMux()}
+}
+
+// handle registers one route, and for the job routes the empty-id forms that
+// are a malformed client call (MISSING_JOB_ID, after API-key auth).
+func (s *Server) handle(r Route, h http.HandlerFunc) {
+	s.mux.HandleFunc(string(r), h)
+	switch r {
+	case RouteGetJob:
+		s.mux.HandleFunc("GET /v1/transcriptions/{$}", s.apiKey(s.missingJobID))
+	case RouteDeleteJob:
+		s.mux.HandleFunc("DELETE /v1/transcriptions/{$}", s.apiKey(s.missingJobID))
+		s.mux.HandleFunc("DELETE /v1/transcriptions", s.apiKey(s.missingJobID))
+	}
 }
 
 // ServeHTTP runs the request-scoped middleware, then the mux; unknown routes and
@@ -177,7 +202,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(rec, r, callscribe.Errorf(callscribe.CodeMethodNotAllowed, "Method %s is not allowed on %s.", r.Method, r.URL.Path))
 			return
 		}
-		writeError(rec, r, callscribe.Errorf(callscribe.CodeNotFound, "No route for %s %s.", r.Method, r.URL.Path))
+		s.notFound(rec, r)
 		return
 	}
 	s.mux.ServeHTTP(rec, r)
@@ -211,6 +236,10 @@ func joinComma(xs []string) string {
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, r, http.StatusOK, map[string]any{"status": "ok"})
+}
+
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	writeError(w, r, callscribe.Errorf(callscribe.CodeNotFound, "No route for %s %s.", r.Method, r.URL.Path))
 }
 
 func (s *Server) missingJobID(w http.ResponseWriter, r *http.Request, _ string) {
