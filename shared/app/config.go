@@ -179,5 +179,9 @@ func (e *envReader) level(name string, def slog.Level) slog.Level {
 
 // NewLogger returns the JSON logger every entry point uses.
 func NewLogger(level slog.Level) *slog.Logger {
-	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	logger := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	// Packages that fall back to slog.Default() (an engine logging while it
+	// loads) must log JSON too, not the standard library's text lines.
+	slog.SetDefault(logger)
+	return logger
 }
