@@ -26,13 +26,13 @@ import (
 const quotaMinutes = 5
 
 var (
-	buildOnce sync.Once
-	binPath   string
-	binDir    string // temporary directory of a binary built by the run
-	buildErr  error
+	buildMu  sync.Mutex
+	builds   = map[string]string{} // build tags -> binary
+	binDir   string                // temporary directory of the binaries built by the run
+	buildErr error
 )
 
-// TestMain removes the binary built for the run.
+// TestMain removes the binaries built for the run.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if binDir != "" {
@@ -41,36 +41,58 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// binary builds the service once per test run. CALLSCRIBE_BLACKBOX_BIN names a
-// prebuilt binary (built with -tags testengine) to use instead.
+// binary is the service built with the testengine tag (TRANSCRIBER=test),
+// once per run. CALLSCRIBE_BLACKBOX_BIN names a prebuilt one to use instead.
 func binary(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		if p := os.Getenv("CALLSCRIBE_BLACKBOX_BIN"); p != "" {
-			binPath = p
-			return
-		}
-		dir, err := os.MkdirTemp("", "callscribe-blackbox-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binDir, binPath = dir, filepath.Join(dir, "callscribe-local")
-		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if _, err := os.Stat(goTool); err != nil {
-			goTool = "go"
-		}
-		cmd := exec.Command(goTool, "build", "-tags", "testengine", "-o", binPath, ".")
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Run(); err != nil {
-			buildErr = fmt.Errorf("go build -tags testengine ./infra/local: %v\n%s", err, out.String())
-		}
-	})
+	if p := os.Getenv("CALLSCRIBE_BLACKBOX_BIN"); p != "" {
+		return p
+	}
+	return build(t, "testengine")
+}
+
+// build compiles ./infra/local with the given build tags ("" for the binary
+// `make run` runs), once per run and tag set.
+func build(t *testing.T, tags string) string {
+	t.Helper()
+	buildMu.Lock()
+	defer buildMu.Unlock()
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}
-	return binPath
+	if p, ok := builds[tags]; ok {
+		return p
+	}
+	if binDir == "" {
+		dir, err := os.MkdirTemp("", "callscribe-blackbox-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		binDir = dir
+	}
+	bin := filepath.Join(binDir, "callscribe-local"+strings.ReplaceAll("-"+tags, ",", "-"))
+	cmd := exec.Command(goTool(), "build", "-tags", tags, "-o", bin, ".")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		buildErr = fmt.Errorf("go build -tags %q ./infra/local: %v\n%s", tags, err, out.String())
+		t.Fatal(buildErr)
+	}
+	builds[tags] = bin
+	return bin
+}
+
+// goTool is the go command of the toolchain running the tests.
+func goTool() string {
+	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
+		return p
+	}
+	return "go"
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 // service is one child process of the binary; it implements apitest.Target
@@ -99,13 +121,20 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// startService starts the binary with the given extra environment; the process
-// is killed when the test ends, pass or fail.
+// startService starts the testengine binary with the given extra environment;
+// the process is killed when the test ends, pass or fail.
 func startService(t *testing.T, extraEnv ...string) *service {
+	t.Helper()
+	return startBinary(t, binary(t), extraEnv...)
+}
+
+// startBinary starts bin on a free port and a fresh DATA_DIR. The base
+// environment selects TRANSCRIBER=test; extraEnv entries come later and win.
+func startBinary(t *testing.T, bin string, extraEnv ...string) *service {
 	t.Helper()
 	dir := t.TempDir()
 	s := &service{
-		t: t, bin: binary(t), addr: freeAddr(t),
+		t: t, bin: bin, addr: freeAddr(t),
 		dataDir: filepath.Join(dir, "data"), logPath: filepath.Join(dir, "service.log"),
 	}
 	s.env = append(os.Environ(),
