@@ -1,7 +1,7 @@
 // Command asrbench measures the embedded speech engine (shared/sphinx) on
 // synthesised calls made by synthcall, or on Debian's pocketsphinx-testdata
 // LibriVox clips, and prints word error rate, timing accuracy, real-time factor
-// and peak memory. infra/bench/asr.sh runs it; see infra/bench/README.md.
+// and peak memory. infra/bench/asr.sh runs it; the README's "Measured figures" section records its results.
 //
 // Usage:
 //

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# asr.sh: the embedded speech engine's benchmark (make bench-asr).
+#
+# Synthesises the evaluation calls in testdata/dialogues with flite (agent and
+# user on separate channels, different voices) as 16 kHz WAV, 8 kHz WAV and
+# 8 kHz MP3 into .cache/asr-bench (git-ignored; regenerated when a dialogue
+# changes), then prints for each variant the WER per channel and overall, turn
+# timing accuracy, the real-time factor per channel on one core (CPU time, one
+# decoder, GOMAXPROCS=1) and peak RSS, and the WER on Debian's
+# pocketsphinx-testdata LibriVox clips (real human speech, 16 kHz).
+#
+# Environment: ASR_VARIANTS (default "16k 8k 8k-mp3 librivox"), ASR_ARGS (extra
+# asrbench flags, e.g. "-lm-weight -1" to measure without the domain LM).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+CACHE=.cache/asr-bench
+VARIANTS=${ASR_VARIANTS:-"16k 8k 8k-mp3 librivox"}
+LIBRIVOX=/usr/share/pocketsphinx/test/data/librivox
+mkdir -p "$CACHE/bin" "$CACHE/calls16k" "$CACHE/calls8k"
+
+go build -o "$CACHE/bin/synthcall" ./infra/bench/cmd/synthcall
+go build -o "$CACHE/bin/asrbench" ./infra/bench/cmd/asrbench
+
+# Synthesis is cheap next to recognition but still worth caching.
+n=0
+for f in testdata/dialogues/*.txt; do
+	name=$(basename "$f" .txt)
+	if [[ ! "$CACHE/calls8k/$name.json" -nt "$f" || ! -f "$CACHE/calls8k/$name.mp3" ]]; then
+		"$CACHE/bin/synthcall" -in "$f" -out "$CACHE/calls8k/$name.wav" -rate 8000 -mp3 "$CACHE/calls8k/$name.mp3" -ref "$CACHE/calls8k/$name.json"
+	fi
+	if [[ ! "$CACHE/calls16k/$name.json" -nt "$f" ]]; then
+		"$CACHE/bin/synthcall" -in "$f" -out "$CACHE/calls16k/$name.wav" -rate 16000 -ref "$CACHE/calls16k/$name.json"
+	fi
+	n=$((n + 1))
+done
+echo "asr bench: $n dialogues from testdata/dialogues, audio in $CACHE"
+
+# Each variant runs on its own core (one decoder, GOMAXPROCS=1); with more
+# variants than cores they queue. Results print in the order asked.
+cores=$(nproc)
+i=0
+pids=()
+for v in $VARIANTS; do
+	core=$((i % cores))
+	out="$CACHE/result-$v.txt"
+	case $v in
+	16k) args=(-calls "$CACHE/calls16k" -ext wav -label "16 kHz WAV") ;;
+	8k) args=(-calls "$CACHE/calls8k" -ext wav -label "8 kHz WAV") ;;
+	8k-mp3) args=(-calls "$CACHE/calls8k" -ext mp3 -label "8 kHz MP3") ;;
+	librivox)
+		if [[ ! -d $LIBRIVOX ]]; then
+			echo "librivox: $LIBRIVOX missing (install pocketsphinx-testdata)" >"$out"
+			i=$((i + 1))
+			continue
+		fi
+		args=(-librivox "$LIBRIVOX")
+		;;
+	*) echo "unknown variant $v" >&2; exit 2 ;;
+	esac
+	# shellcheck disable=SC2086
+	GOMAXPROCS=1 taskset -c "$core" "$CACHE/bin/asrbench" "${args[@]}" ${ASR_ARGS:-} >"$out" 2>&1 &
+	pids+=($!)
+	i=$((i + 1))
+	if ((${#pids[@]} >= cores)); then
+		wait "${pids[0]}" || true
+		pids=("${pids[@]:1}")
+	fi
+done
+wait || true
+for v in $VARIANTS; do
+	cat "$CACHE/result-$v.txt"
+done
