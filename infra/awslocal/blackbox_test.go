@@ -10,12 +10,10 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -29,31 +27,17 @@ type service struct{ addr string }
 
 func (s *service) BaseURL() string { return "http://" + s.addr }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("free port: %v", err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 // startService builds and starts the binary; it is stopped with SIGTERM (so it
 // stops the local AWS servers it started) when the test ends.
 func startService(t *testing.T, extraEnv ...string) *service {
 	t.Helper()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "callscribe-awslocal")
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goTool); err != nil {
-		goTool = "go"
-	}
-	build := exec.Command(goTool, "build", "-tags", "testengine", "-o", bin, ".")
+	build := exec.Command(apitest.GoTool(), "build", "-tags", "testengine", "-o", bin, ".")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build -tags testengine ./infra/awslocal: %v\n%s", err, out)
 	}
-	s := &service{addr: freeAddr(t)}
+	s := &service{addr: apitest.FreeAddr(t)}
 	logPath := filepath.Join(dir, "service.log")
 	logs, err := os.Create(logPath)
 	if err != nil {

@@ -9,12 +9,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -71,7 +69,7 @@ func build(t *testing.T, tags string) string {
 		binDir = dir
 	}
 	bin := filepath.Join(binDir, "callscribe-local"+strings.ReplaceAll("-"+tags, ",", "-"))
-	cmd := exec.Command(goTool(), "build", "-tags", tags, "-o", bin, ".")
+	cmd := exec.Command(apitest.GoTool(), "build", "-tags", tags, "-o", bin, ".")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
@@ -80,19 +78,6 @@ func build(t *testing.T, tags string) string {
 	}
 	builds[tags] = bin
 	return bin
-}
-
-// goTool is the go command of the toolchain running the tests.
-func goTool() string {
-	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
-		return p
-	}
-	return "go"
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }
 
 // service is one child process of the binary; it implements apitest.Target
@@ -111,16 +96,6 @@ type service struct {
 	logs *os.File
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("free port: %v", err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 // startService starts the testengine binary with the given extra environment;
 // the process is killed when the test ends, pass or fail.
 func startService(t *testing.T, extraEnv ...string) *service {
@@ -134,7 +109,7 @@ func startBinary(t *testing.T, bin string, extraEnv ...string) *service {
 	t.Helper()
 	dir := t.TempDir()
 	s := &service{
-		t: t, bin: bin, addr: freeAddr(t),
+		t: t, bin: bin, addr: apitest.FreeAddr(t),
 		dataDir: filepath.Join(dir, "data"), logPath: filepath.Join(dir, "service.log"),
 	}
 	s.env = append(os.Environ(),
@@ -294,7 +269,7 @@ func TestBlackBoxStartupConfig(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary(t))
-	cmd.Env = append(os.Environ(), "LISTEN_ADDR="+freeAddr(t), "DATA_DIR="+t.TempDir(), "TRANSCRIBER=test", "WORKERS=zero")
+	cmd.Env = append(os.Environ(), "LISTEN_ADDR="+apitest.FreeAddr(t), "DATA_DIR="+t.TempDir(), "TRANSCRIBER=test", "WORKERS=zero")
 	out, err := cmd.CombinedOutput()
 	if err == nil {
 		t.Fatalf("binary started with WORKERS=zero:\n%s", out)

@@ -38,7 +38,7 @@ func TestBlackBoxRealEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	wav, ref := filepath.Join(dir, "call.wav"), filepath.Join(dir, "call.json")
-	synth := exec.Command(goTool(), "run", "../bench/cmd/synthcall",
+	synth := exec.Command(apitest.GoTool(), "run", "../bench/cmd/synthcall",
 		"-in", dialogue, "-out", wav, "-rate", "8000", "-ref", ref)
 	if out, err := synth.CombinedOutput(); err != nil {
 		t.Fatalf("synthcall: %v\n%s", err, out)

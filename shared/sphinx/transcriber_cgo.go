@@ -108,7 +108,6 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 	return t, nil
 }
 
-
 // Close frees the decoders. It waits for decoders in use to be returned.
 func (t *Transcriber) Close() {
 	t.closed.Do(func() {
