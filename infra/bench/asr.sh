@@ -10,11 +10,17 @@
 # pocketsphinx-testdata LibriVox clips (real human speech, 16 kHz).
 #
 # Environment: ASR_VARIANTS (default "16k 8k 8k-mp3 librivox"), ASR_ARGS (extra
-# asrbench flags, e.g. "-lm-weight -1" to measure without the domain LM).
+# asrbench flags, e.g. "-lm-weight -1" to measure without the domain LM),
+# AGENT_VOICE (flite voice of the Agent channel, default slt; the User is rms),
+# which gets a cache of its own.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
+AGENT_VOICE=${AGENT_VOICE:-slt}
 CACHE=.cache/asr-bench
+if [[ $AGENT_VOICE != slt ]]; then
+	CACHE=$CACHE-$AGENT_VOICE
+fi
 VARIANTS=${ASR_VARIANTS:-"16k 8k 8k-mp3 librivox"}
 LIBRIVOX=/usr/share/pocketsphinx/test/data/librivox
 mkdir -p "$CACHE/bin" "$CACHE/calls16k" "$CACHE/calls8k"
@@ -27,14 +33,14 @@ n=0
 for f in testdata/dialogues/*.txt; do
 	name=$(basename "$f" .txt)
 	if [[ ! "$CACHE/calls8k/$name.json" -nt "$f" || ! -f "$CACHE/calls8k/$name.mp3" ]]; then
-		"$CACHE/bin/synthcall" -in "$f" -out "$CACHE/calls8k/$name.wav" -rate 8000 -mp3 "$CACHE/calls8k/$name.mp3" -ref "$CACHE/calls8k/$name.json"
+		"$CACHE/bin/synthcall" -in "$f" -out "$CACHE/calls8k/$name.wav" -rate 8000 -mp3 "$CACHE/calls8k/$name.mp3" -ref "$CACHE/calls8k/$name.json" -agent-voice "$AGENT_VOICE"
 	fi
 	if [[ ! "$CACHE/calls16k/$name.json" -nt "$f" ]]; then
-		"$CACHE/bin/synthcall" -in "$f" -out "$CACHE/calls16k/$name.wav" -rate 16000 -ref "$CACHE/calls16k/$name.json"
+		"$CACHE/bin/synthcall" -in "$f" -out "$CACHE/calls16k/$name.wav" -rate 16000 -ref "$CACHE/calls16k/$name.json" -agent-voice "$AGENT_VOICE"
 	fi
 	n=$((n + 1))
 done
-echo "asr bench: $n dialogues from testdata/dialogues, audio in $CACHE"
+echo "asr bench: $n dialogues from testdata/dialogues (Agent voice $AGENT_VOICE, User voice rms), audio in $CACHE"
 
 # Each variant runs on its own core (one decoder, GOMAXPROCS=1); with more
 # variants than cores they queue. Results print in the order asked.
