@@ -104,7 +104,7 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 		t.all = append(t.all, d)
 		t.pool <- d
 	}
-	log.Info("sphinx decoders ready", "decoders", cfg.Decoders, "domain_lm_weight", max(cfg.DomainLMWeight, 0), "elapsed", time.Since(start).Round(time.Millisecond))
+	log.Info("sphinx decoders ready", "decoders", cfg.Decoders, "domain_lm_weight", max(cfg.DomainLMWeight, 0), "elapsed_ms", time.Since(start).Milliseconds())
 	return t, nil
 }
 
