@@ -109,6 +109,7 @@ func Run(t *testing.T, target Target, opts Options) {
 		{"Auth", s.testAuth},
 		{"Upload", s.testUpload},
 		{"UploadFixtures", s.testUploadFixtures},
+		{"TwoStepUpload", s.testTwoStepUpload},
 		{"Quota", s.testQuota},
 		{"QuotaConcurrent", s.testQuotaConcurrent},
 		{"QuotaRelease", s.testQuotaRelease},

@@ -34,6 +34,8 @@ type Local struct {
 	Logger  *slog.Logger
 	DB      *sqlite.DB
 	Audio   *diskaudio.Store
+	// Uploads receives the two-step path's presigned uploads (S3's role on AWS).
+	Uploads *diskaudio.Uploads
 	Engines *Engines
 	Server  *httpapi.Server
 	Worker  *pipeline.Worker
@@ -63,10 +65,11 @@ func OpenLocal(cfg Config, logger *slog.Logger) (*Local, error) {
 		return nil, err
 	}
 	sessions := httpapi.BearerSessions{Sessions: identity.NewSessions(secret, SessionTTL, time.Now)}
+	uploads := diskaudio.NewUploads(audio, identity.DeriveKey(secret, "local-uploads"), time.Now)
 	queue := db.Queue()
 	server := httpapi.New(httpapi.Deps{
 		Jobs: db.Jobs(), Accounts: db.Accounts(), Audio: audio, Queue: queue,
-		Sessions: sessions, Issuer: sessions, Logger: logger,
+		Sessions: sessions, Issuer: sessions, Uploads: uploads, Logger: logger,
 	}, httpapi.Config{
 		QuotaMinutes:       cfg.QuotaMinutes,
 		GatewayKey:         cfg.GatewayKey,
@@ -81,7 +84,7 @@ func OpenLocal(cfg Config, logger *slog.Logger) (*Local, error) {
 		CallbackBackoffBase: cfg.CallbackBackoffBase,
 		CallbackTimeout:     cfg.CallbackTimeout,
 	}
-	return &Local{Config: cfg, Logger: logger, DB: db, Audio: audio, Engines: engines, Server: server, Worker: worker}, nil
+	return &Local{Config: cfg, Logger: logger, DB: db, Audio: audio, Uploads: uploads, Engines: engines, Server: server, Worker: worker}, nil
 }
 
 // sessionSecret is SESSION_SECRET, or a random secret generated once and kept
@@ -127,7 +130,11 @@ func (l *Local) Run(ctx context.Context, ready func(addr string)) error {
 	if err != nil {
 		return fmt.Errorf("listening on LISTEN_ADDR=%s: %w", l.Config.ListenAddr, err)
 	}
-	srv := &http.Server{Handler: l.Server, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+	l.Uploads.SetBaseURL("http://" + ln.Addr().String())
+	routes := http.NewServeMux()
+	routes.Handle(diskaudio.UploadPath, l.Uploads)
+	routes.Handle("/", l.Server)
+	srv := &http.Server{Handler: routes, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
 
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup

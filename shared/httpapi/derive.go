@@ -184,16 +184,17 @@ func (s *Server) takeUpload(ctx context.Context, accountID, uploadID string) ([]
 	if err != nil {
 		return nil, err
 	}
-	defer rc.Close()
 	data, err := io.ReadAll(io.LimitReader(rc, MaxAudioBytes+1))
+	rc.Close()
 	if err != nil {
 		return nil, err
 	}
-	if len(data) > MaxAudioBytes {
-		return nil, callscribe.Errorf(callscribe.CodeFileTooLarge, "The file is larger than the 10 MB (%d bytes) limit.", MaxAudioBytes)
-	}
+	// The staged object is consumed either way: an oversized one is useless.
 	if err := s.deps.Audio.DeleteAudio(ctx, uploadKey(accountID, uploadID)); err != nil {
 		logger(ctx).Warn("removing staged upload failed", "uploadId", uploadID, "err", err)
+	}
+	if len(data) > MaxAudioBytes {
+		return nil, callscribe.Errorf(callscribe.CodeFileTooLarge, "The file is larger than the 10 MB (%d bytes) limit.", MaxAudioBytes)
 	}
 	return data, nil
 }

@@ -1,0 +1,133 @@
+package diskaudio
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/callscribe/callscribe/shared/callscribe"
+)
+
+func newUploads(t *testing.T, now func() time.Time) (*Uploads, *Store, *httptest.Server) {
+	t.Helper()
+	store, err := New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := NewUploads(store, []byte("test-secret"), now)
+	srv := httptest.NewServer(u)
+	t.Cleanup(srv.Close)
+	u.SetBaseURL(srv.URL)
+	return u, store, srv
+}
+
+// post sends the fields in name order, then the file, as a presigned POST client does.
+func post(t *testing.T, url string, fields map[string]string, file []byte) (int, string) {
+	t.Helper()
+	var names []string
+	for k := range fields {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	for _, k := range names {
+		_ = mw.WriteField(k, fields[k])
+	}
+	fw, _ := mw.CreateFormFile("file", "call.wav")
+	_, _ = fw.Write(file)
+	_ = mw.Close()
+	resp, err := http.Post(url, mw.FormDataContentType(), &buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func TestUploadStoresUnderTheSignedKey(t *testing.T) {
+	u, store, srv := newUploads(t, nil)
+	url, fields, err := u.SignUpload(context.Background(), "uploads/acct/u1", 100, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if url != srv.URL+UploadPath {
+		t.Fatalf("url %q", url)
+	}
+	data := []byte("RIFF....WAVE")
+	if status, body := post(t, url, fields, data); status != http.StatusNoContent {
+		t.Fatalf("upload: %d %s", status, body)
+	}
+	rc, err := store.OpenAudio(context.Background(), "uploads/acct/u1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(rc)
+	rc.Close()
+	if !bytes.Equal(got, data) {
+		t.Fatalf("stored %q, want %q", got, data)
+	}
+}
+
+func TestUploadRefusals(t *testing.T) {
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	u, store, _ := newUploads(t, func() time.Time { return now })
+	url, fields, err := u.SignUpload(context.Background(), "uploads/acct/u2", 10, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	with := func(k, v string) map[string]string {
+		m := map[string]string{}
+		for kk, vv := range fields {
+			m[kk] = vv
+		}
+		if v == "" {
+			delete(m, k)
+		} else {
+			m[k] = v
+		}
+		return m
+	}
+	for name, tc := range map[string]struct {
+		fields map[string]string
+		file   []byte
+		status int
+		code   string
+	}{
+		"other key":         {with("key", "uploads/other/u2"), []byte("abc"), http.StatusForbidden, "SIGNATURE_MISMATCH"},
+		"raised limit":      {with("max_bytes", "999999"), []byte("abc"), http.StatusForbidden, "SIGNATURE_MISMATCH"},
+		"later expiry":      {with("expires", "99999999999"), []byte("abc"), http.StatusForbidden, "SIGNATURE_MISMATCH"},
+		"no signature":      {with("signature", ""), []byte("abc"), http.StatusForbidden, "SIGNATURE_MISMATCH"},
+		"over signed limit": {fields, bytes.Repeat([]byte("x"), 11), http.StatusRequestEntityTooLarge, "FILE_TOO_LARGE"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			status, body := post(t, url, tc.fields, tc.file)
+			if status != tc.status || !strings.Contains(body, `"code":"`+tc.code+`"`) {
+				t.Fatalf("got %d %s, want %d %s", status, body, tc.status, tc.code)
+			}
+		})
+	}
+	now = now.Add(2 * time.Minute)
+	if status, body := post(t, url, fields, []byte("abc")); status != http.StatusForbidden || !strings.Contains(body, "UPLOAD_EXPIRED") {
+		t.Fatalf("after expiry: %d %s", status, body)
+	}
+	if _, err := store.OpenAudio(context.Background(), "uploads/acct/u2"); !callscribe.IsCode(err, callscribe.CodeNotFound) {
+		t.Fatalf("a refused upload was stored: %v", err)
+	}
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Fatalf("GET: %d", resp.StatusCode)
+	}
+}
