@@ -30,10 +30,10 @@ const SessionTTL = time.Hour
 // Local is the whole service in one process on the embedded stack: SQLite for
 // jobs, accounts and the durable queue, files for audio, in-process workers.
 type Local struct {
-	Config  Config
-	Logger  *slog.Logger
-	DB      *sqlite.DB
-	Audio   *diskaudio.Store
+	Config Config
+	Logger *slog.Logger
+	DB     *sqlite.DB
+	Audio  *diskaudio.Store
 	// Uploads receives the two-step path's presigned uploads (S3's role on AWS).
 	Uploads *diskaudio.Uploads
 	Engines *Engines
