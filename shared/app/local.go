@@ -218,6 +218,12 @@ func (l *Local) purgeLoop(ctx context.Context) {
 		} else if n > 0 {
 			l.Logger.Info("purged deleted jobs past retention", "count", n)
 		}
+		// Like the bucket's lifecycle rule: staged uploads left for a day were abandoned.
+		if n, err := l.Audio.RemoveStaleUploads(httpapi.UploadsPrefix, time.Now().Add(-24*time.Hour)); err != nil {
+			l.Logger.Error("removing abandoned staged uploads failed", "err", err)
+		} else if n > 0 {
+			l.Logger.Info("removed abandoned staged uploads", "count", n)
+		}
 		select {
 		case <-ctx.Done():
 			return

@@ -8,10 +8,12 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"io/fs"
 	"mime"
 	"mime/multipart"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
@@ -149,6 +151,36 @@ func (u *Uploads) receive(w http.ResponseWriter, r *http.Request, fields map[str
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// RemoveStaleUploads deletes files under prefix (the staging area of the
+// two-step path) last written before cutoff: uploads nobody turned into a job.
+// It is the local counterpart of the bucket's lifecycle rule on uploads/.
+func (s *Store) RemoveStaleUploads(prefix string, cutoff time.Time) (int, error) {
+	dir, err := s.path(prefix)
+	if err != nil {
+		return 0, err
+	}
+	removed := 0
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil // removed meanwhile
+		}
+		if info.ModTime().Before(cutoff) {
+			if err := os.Remove(p); err == nil {
+				removed++
+			}
+		}
+		return nil
+	})
+	return removed, err
 }
 
 func uploadError(w http.ResponseWriter, status int, code, message string) {

@@ -7,6 +7,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -129,5 +130,38 @@ func TestUploadRefusals(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusMethodNotAllowed {
 		t.Fatalf("GET: %d", resp.StatusCode)
+	}
+}
+
+func TestRemoveStaleUploads(t *testing.T) {
+	store, err := New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if n, err := store.RemoveStaleUploads("uploads", time.Now()); err != nil || n != 0 {
+		t.Fatalf("empty store: %d %v", n, err)
+	}
+	for _, k := range []string{"uploads/a/old", "uploads/b/new", "audio/a/job"} {
+		if err := store.PutAudio(ctx, k, bytes.NewReader([]byte("x")), 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-48 * time.Hour)
+	for _, k := range []string{"uploads/a/old", "audio/a/job"} {
+		p, _ := store.path(k)
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := store.RemoveStaleUploads("uploads", time.Now().Add(-24*time.Hour))
+	if err != nil || n != 1 {
+		t.Fatalf("removed %d, %v; want 1", n, err)
+	}
+	for k, want := range map[string]bool{"uploads/a/old": false, "uploads/b/new": true, "audio/a/job": true} {
+		_, err := store.OpenAudio(ctx, k)
+		if got := err == nil; got != want {
+			t.Errorf("%s present=%v, want %v", k, got, want)
+		}
 	}
 }

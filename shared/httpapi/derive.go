@@ -152,7 +152,13 @@ func (s *Server) taxonomy(w http.ResponseWriter, r *http.Request, _ string) {
 // transcription with upload_id in place of file.
 const uploadExpiry = 15 * time.Minute
 
-func uploadKey(accountID, uploadID string) string { return "uploads/" + accountID + "/" + uploadID }
+// UploadsPrefix is the staging area of two-step uploads in the AudioStore;
+// objects left there were abandoned (the bucket expires them after a day).
+const UploadsPrefix = "uploads"
+
+func uploadKey(accountID, uploadID string) string {
+	return UploadsPrefix + "/" + accountID + "/" + uploadID
+}
 
 func (s *Server) createUpload(w http.ResponseWriter, r *http.Request, accountID string) {
 	if s.deps.Uploads == nil {
