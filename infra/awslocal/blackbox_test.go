@@ -53,6 +53,7 @@ func startService(t *testing.T, extraEnv ...string) *service {
 		"GATEWAY_KEY=",
 		"WORKERS=4",
 		"CALLBACK_BACKOFF_BASE=50ms",
+		"CALLBACK_ALLOW_HOSTS=127.0.0.1",
 	)
 	cmd.Env = append(cmd.Env, extraEnv...)
 	cmd.Stdout, cmd.Stderr = logs, logs
@@ -108,5 +109,7 @@ func TestBlackBoxAWSLocal(t *testing.T) {
 		t.Skip("black-box suite: builds and runs the binary with the local AWS servers")
 	}
 	svc := startService(t)
-	apitest.Run(t, svc, apitest.Options{QuotaMinutes: quotaMinutes, JobTimeout: 90 * time.Second})
+	opts := apitest.Options{QuotaMinutes: quotaMinutes, JobTimeout: 90 * time.Second}
+	apitest.Run(t, svc, opts)
+	apitest.RunCallbacks(t, svc, opts)
 }

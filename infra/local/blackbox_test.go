@@ -250,6 +250,15 @@ func TestBlackBoxGatewayKey(t *testing.T) {
 	apitest.RunGateway(t, svc, apitest.Options{QuotaMinutes: quotaMinutes, GatewayKey: key})
 }
 
+func TestBlackBoxCallbacks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("black-box suite: builds and runs the binary")
+	}
+	t.Parallel()
+	svc := startService(t, "CALLBACK_ALLOW_HOSTS=127.0.0.1", "CALLBACK_BACKOFF_BASE=50ms")
+	apitest.RunCallbacks(t, svc, apitest.Options{QuotaMinutes: quotaMinutes})
+}
+
 func TestBlackBoxKill9Recovery(t *testing.T) {
 	if testing.Short() {
 		t.Skip("black-box suite: builds and runs the binary")
