@@ -83,10 +83,26 @@ func (s *suite) stageUpload(t testing.TB, a *Account, data []byte) string {
 	return r.Str("upload_id")
 }
 
-// postForm POSTs the presigned fields, then the file last (as S3 requires).
+// postForm sends data to the presigned upload an uploads response describes.
 func postForm(t testing.TB, hc *http.Client, upload *Response, data []byte) (int, string) {
 	t.Helper()
-	fields, _ := upload.Body["fields"].(map[string]any)
+	raw, _ := upload.Body["fields"].(map[string]any)
+	fields := make(map[string]string, len(raw))
+	for k, v := range raw {
+		fields[k] = fmt.Sprint(v)
+	}
+	status, body, err := PostPresigned(hc, upload.Str("url"), fields, data)
+	if err != nil {
+		// A server may close the connection on an oversized body before reading it all.
+		return 0, err.Error()
+	}
+	return status, body
+}
+
+// PostPresigned POSTs a presigned upload as S3 expects it: multipart/form-data
+// with the signed fields (in name order), then the file as the last part. It
+// returns the status and the start of the response body.
+func PostPresigned(hc *http.Client, url string, fields map[string]string, data []byte) (int, string, error) {
 	names := make([]string, 0, len(fields))
 	for k := range fields {
 		names = append(names, k)
@@ -95,19 +111,18 @@ func postForm(t testing.TB, hc *http.Client, upload *Response, data []byte) (int
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
 	for _, k := range names {
-		_ = mw.WriteField(k, fmt.Sprint(fields[k]))
+		_ = mw.WriteField(k, fields[k])
 	}
 	fw, _ := mw.CreateFormFile("file", "call.wav")
 	_, _ = fw.Write(data)
 	_ = mw.Close()
-	resp, err := hc.Post(upload.Str("url"), mw.FormDataContentType(), &buf)
+	resp, err := hc.Post(url, mw.FormDataContentType(), &buf)
 	if err != nil {
-		// A server may close the connection on an oversized body before reading it all.
-		return 0, err.Error()
+		return 0, "", err
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
-	return resp.StatusCode, string(b)
+	return resp.StatusCode, string(b), nil
 }
 
 // uploadByID creates a transcription from a staged upload (multipart, like the direct path).

@@ -4,15 +4,14 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/callscribe/callscribe/shared/apitest"
 	"github.com/callscribe/callscribe/shared/callscribe"
 )
 
@@ -29,29 +28,13 @@ func newUploads(t *testing.T, now func() time.Time) (*Uploads, *Store, *httptest
 	return u, store, srv
 }
 
-// post sends the fields in name order, then the file, as a presigned POST client does.
 func post(t *testing.T, url string, fields map[string]string, file []byte) (int, string) {
 	t.Helper()
-	var names []string
-	for k := range fields {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	for _, k := range names {
-		_ = mw.WriteField(k, fields[k])
-	}
-	fw, _ := mw.CreateFormFile("file", "call.wav")
-	_, _ = fw.Write(file)
-	_ = mw.Close()
-	resp, err := http.Post(url, mw.FormDataContentType(), &buf)
+	status, body, err := apitest.PostPresigned(http.DefaultClient, url, fields, file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return status, body
 }
 
 func TestUploadStoresUnderTheSignedKey(t *testing.T) {
