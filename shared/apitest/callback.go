@@ -127,6 +127,17 @@ func RunCallbacks(t *testing.T, target Target, opts Options) {
 		}
 	})
 
+	t.Run("CallUUIDDefaultsToTheTagsJob", func(t *testing.T) {
+		// No source transcription and a blank call_uuid (counts as not supplied).
+		rcv := newCallbackReceiver(t, 0)
+		id := a.MustDerive(t, "tags", map[string]string{"transcript_text": "User: my order has not arrived", "callback_url": rcv.URL, "call_uuid": " "})
+		s.WaitJob(t, a, id)
+		got := rcv.waitFor(1, s.opts.JobTimeout)
+		if len(got) != 1 || got[0].body["call_uuid"] != id {
+			t.Fatalf("receiver got %d callbacks; want one with call_uuid %s: %v", len(got), id, got)
+		}
+	})
+
 	t.Run("SummaryJobsSendNothing", func(t *testing.T) {
 		rcv := newCallbackReceiver(t, 0)
 		id := a.MustDerive(t, "summary", map[string]string{"transcript_text": "User: my order has not arrived", "callback_url": rcv.URL})

@@ -131,7 +131,8 @@ func (s *Server) callbackOf(req deriveRequest, sourceID, jobID string) (*callscr
 		return nil, nil
 	}
 	cb := callscribe.Callback{URL: url, APIKey: deref(req.CallbackAPIKey), CallUUID: deref(req.CallUUID)}
-	if req.CallUUID == nil {
+	// Like transcript_text, an empty or blank call_uuid counts as not supplied.
+	if strings.TrimSpace(cb.CallUUID) == "" {
 		cb.CallUUID = jobID
 		if sourceID != "" {
 			cb.CallUUID = sourceID

@@ -174,11 +174,11 @@ func normalizeTags(t *callscribe.TagsResult) {
 		t.MetaData = map[string]any{}
 	}
 	if dropped > 0 {
-		prev, _ := t.MetaData["dropped_values"].(int)
-		t.MetaData["dropped_values"] = prev + dropped
+		prev, _ := t.MetaData["dropped"].(int)
+		t.MetaData["dropped"] = prev + dropped
 	}
 	if len(filled) > 0 {
-		t.MetaData["defaulted_categories"] = filled
+		t.MetaData["defaulted"] = filled
 	}
 }
 
@@ -236,8 +236,15 @@ func (w *Worker) afterTerminal(ctx context.Context, m callscribe.Message, job *c
 	}
 	return w.Queue.Enqueue(ctx, callscribe.Message{
 		Kind: callscribe.KindDeliverCallback, JobID: job.ID, Attempt: 1,
-		CallbackMsgID: uuid.NewString(), RequestID: m.RequestID,
+		CallbackMsgID: callbackMsgID(job.ID), RequestID: m.RequestID,
 	})
+}
+
+// callbackMsgID is the msg_id of a tags job's tagDelivered message: derived
+// from the job id (UUIDv5), so a redelivered derive message that queues the
+// callback again sends the same message, not a second one with a new id.
+func callbackMsgID(jobID string) string {
+	return uuid.NewSHA1(uuid.NameSpaceURL, []byte("callscribe:tagDelivered:"+jobID)).String()
 }
 
 func (w *Worker) deliverCallback(ctx context.Context, m callscribe.Message) error {
@@ -271,6 +278,12 @@ func (w *Worker) deliverCallback(ctx context.Context, m callscribe.Message) erro
 	}
 	if m.Attempt >= callback.MaxAttempts {
 		log.Error("tagDelivered abandoned after the last attempt", "attempts", m.Attempt, "lastError", err.Error())
+		return nil
+	}
+	// A refused address (loopback, private, ... once resolved) stays refused:
+	// retrying would only repeat the refusal.
+	if errors.Is(err, callback.ErrAddressRefused) {
+		log.Error("tagDelivered abandoned: the callback address is not allowed", "attempts", m.Attempt, "lastError", err.Error())
 		return nil
 	}
 	next := m

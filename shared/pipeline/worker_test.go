@@ -413,3 +413,46 @@ func TestPendingProviderIsRecheckedByDelayedMessagesWithoutUsingAttempts(t *test
 		t.Fatalf("status %s attempts %d, want succeeded after one attempt", j.Status, j.Attempts)
 	}
 }
+
+// countingNotifier counts delivery attempts.
+type countingNotifier struct {
+	inner callscribe.Notifier
+	mu    sync.Mutex
+	n     int
+}
+
+func (c *countingNotifier) Deliver(ctx context.Context, d callscribe.CallbackDelivery) error {
+	c.mu.Lock()
+	c.n++
+	c.mu.Unlock()
+	return c.inner.Deliver(ctx, d)
+}
+
+// A callback address refused at dial time (here a private address) is not
+// retried: the refusal would only repeat.
+func TestTagsCallbackToARefusedAddressIsAbandonedAtOnce(t *testing.T) {
+	e := newEnv(t, nil)
+	counter := &countingNotifier{inner: e.w.Notifier}
+	e.w.Notifier = counter
+	e.tagsJob(t, "tags-refused", "https://10.255.255.1/hook")
+	e.queue.Enqueue(context.Background(), callscribe.Message{Kind: callscribe.KindDerive, JobID: "tags-refused"})
+	e.drain(t)
+	if counter.n != 1 {
+		t.Fatalf("%d delivery attempts to a refused address, want 1", counter.n)
+	}
+}
+
+// A redelivered derive message queues the callback again, but as the same
+// message: the msg_id is the job's, not a new one.
+func TestRedeliveredDeriveSendsTheSameMsgID(t *testing.T) {
+	e := newEnv(t, nil)
+	rcv := newReceiver(t, func(int) int { return http.StatusNoContent })
+	e.tagsJob(t, "tags-redelivered", rcv.srv.URL)
+	for range 2 {
+		e.queue.Enqueue(context.Background(), callscribe.Message{Kind: callscribe.KindDerive, JobID: "tags-redelivered"})
+		e.drain(t)
+	}
+	if rcv.count() != 2 || rcv.bodies[0].Data.MsgID != rcv.bodies[1].Data.MsgID || rcv.bodies[0].Data.MsgID == "" {
+		t.Fatalf("got %d callbacks, msg_ids %v", rcv.count(), rcv.bodies)
+	}
+}
