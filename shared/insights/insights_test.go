@@ -372,3 +372,16 @@ func BenchmarkSummarize(b *testing.B) {
 		}
 	}
 }
+
+func TestTopicCueMustReadAsALabel(t *testing.T) {
+	for cue, want := range map[string]bool{
+		"charged twice": true, "card stolen": true, "password reset": true,
+		// Fragments the lexicon matches that name nothing on their own.
+		"end my": false, "didn't make": false, "is this the": false, "love the": false,
+		"does it come with": false, "haven't heard": false, "package": false, "": false,
+	} {
+		if got := contentPhrase(cue); got != want {
+			t.Errorf("contentPhrase(%q) = %v, want %v", cue, got, want)
+		}
+	}
+}

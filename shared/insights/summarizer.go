@@ -93,10 +93,39 @@ func (s *Summarizer) topic(a *analysis, reason string) string {
 		return label
 	}
 	cue, _, _ := strings.Cut(ev[0], " ×")
-	if strings.EqualFold(cue, label) || strings.Contains(strings.ToLower(label), strings.ToLower(cue)) {
+	if !contentPhrase(cue) || strings.EqualFold(cue, label) || strings.Contains(strings.ToLower(label), strings.ToLower(cue)) {
 		return label
 	}
 	return label + ": " + cue
+}
+
+// functionWords cannot stand in a topic label: a cue such as "end my", "love
+// the" or "didn't make" matches the lexicon but names nothing on its own.
+var functionWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`i me my mine you your yours we us our it its they them their he him his she her
+		this that these those the a an of to in on at for with from by about into up out
+		is are was were be been being am do does did have has had can could will would should may might must
+		not no nor and or but if so any some what how why when where which who
+		don't didn't doesn't haven't hasn't hadn't isn't aren't wasn't weren't can't cannot won't wouldn't couldn't shouldn't`) {
+		functionWords[w] = true
+	}
+}
+
+// contentPhrase reports whether a cue reads as a label on its own: at least two
+// words, none of them a function word ("charged twice", "card stolen").
+func contentPhrase(cue string) bool {
+	words := strings.Fields(strings.ToLower(cue))
+	if len(words) < 2 {
+		return false
+	}
+	for _, w := range words {
+		if functionWords[strings.Trim(w, ".,!?;:")] {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *Summarizer) phrases(cat string, values []string) []string {
