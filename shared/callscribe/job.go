@@ -236,6 +236,10 @@ type Transition struct {
 	To     JobStatus
 	Result json.RawMessage // set with To == succeeded
 	Error  *JobError       // set with To == failed
+	// Language is the detected language of a succeeded transcription; the store
+	// records it when the job has none, so listings and the language filter see
+	// the requested or detected language as the spec says.
+	Language string
 	// CountAttempt increments Attempts (a worker starting the job).
 	CountAttempt bool
 	At           time.Time

@@ -380,6 +380,12 @@ func transitionUpdate(t callscribe.Transition) (update, cond string, names map[s
 		names["#error"] = attrError
 		values[":error"] = av
 	}
+	if t.Language != "" {
+		// Only where the job has none: a requested language stays.
+		set = append(set, "#lang = if_not_exists(#lang, :lang)")
+		names["#lang"] = attrLanguage
+		values[":lang"] = str(t.Language)
+	}
 	if t.CountAttempt {
 		add = append(add, "#attempts :one")
 		names["#attempts"] = attrAttempts

@@ -215,6 +215,12 @@ func (w *Worker) finish(ctx context.Context, m callscribe.Message, job *callscri
 		t.To, t.Error = callscribe.StatusFailed, jobErr
 	} else {
 		t.To, t.Result = callscribe.StatusSucceeded, result
+		if job.Type.OrDefault() == callscribe.TypeTranscription && job.Language == "" {
+			var detected struct{ Language *string }
+			if json.Unmarshal(result, &detected) == nil && detected.Language != nil {
+				t.Language = *detected.Language
+			}
+		}
 	}
 	done, err := w.Jobs.TransitionJob(ctx, t)
 	if callscribe.IsCode(err, callscribe.CodeConflict) || callscribe.IsCode(err, callscribe.CodeJobNotFound) {

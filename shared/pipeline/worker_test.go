@@ -456,3 +456,21 @@ func TestRedeliveredDeriveSendsTheSameMsgID(t *testing.T) {
 		t.Fatalf("got %d callbacks, msg_ids %v", rcv.count(), rcv.bodies)
 	}
 }
+
+// A transcription uploaded without a language hint is listed with the language
+// the engine detected (the spec's "requested or detected language").
+func TestTranscriptionRecordsTheDetectedLanguage(t *testing.T) {
+	e := newEnv(t, &testengine.Engine{})
+	e.transcription(t, "job-nolang", 2, "")
+	if err := e.w.HandleMessage(context.Background(), callscribe.Message{Kind: callscribe.KindTranscribe, JobID: "job-nolang"}); err != nil {
+		t.Fatal(err)
+	}
+	j := e.get(t, "job-nolang")
+	var res callscribe.TranscriptionResult
+	if err := json.Unmarshal(j.Result, &res); err != nil || res.Language == nil || *res.Language == "" {
+		t.Fatalf("result %s (%v): the test engine should report a language", j.Result, err)
+	}
+	if j.Language != *res.Language {
+		t.Fatalf("job language %q, detected %q", j.Language, *res.Language)
+	}
+}

@@ -217,12 +217,15 @@ func (s *JobStore) TransitionJob(ctx context.Context, t callscribe.Transition) (
 		if t.CountAttempt {
 			job.Attempts++
 		}
+		if job.Language == "" {
+			job.Language = t.Language
+		}
 		errJSON, err := encodeJSON(job.Error)
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE jobs SET status = ?, updated_at = ?, result = ?, error = ?, attempts = ? WHERE id = ?`,
-			string(job.Status), job.UpdatedAt.UnixNano(), nullableRaw(job.Result), errJSON, job.Attempts, job.ID)
+		_, err = tx.ExecContext(ctx, `UPDATE jobs SET status = ?, updated_at = ?, result = ?, error = ?, attempts = ?, language = ? WHERE id = ?`,
+			string(job.Status), job.UpdatedAt.UnixNano(), nullableRaw(job.Result), errJSON, job.Attempts, job.Language, job.ID)
 		if err != nil {
 			return fmt.Errorf("sqlite: transition job %s: %w", t.JobID, err)
 		}

@@ -47,6 +47,7 @@ func RunJobStoreTests(t *testing.T, newStore func(t *testing.T) callscribe.JobSt
 		{"Quota/JobsWithoutReservationHoldNoQuota", testQuotaNoReservation},
 		{"Transition/AppliesFromAllowedStatus", testTransitionApplies},
 		{"Transition/SetsResultAndError", testTransitionResultAndError},
+		{"Transition/RecordsDetectedLanguageOnlyWhenNone", testTransitionLanguage},
 		{"Transition/ConflictWhenStatusNotInFrom", testTransitionConflict},
 		{"Transition/MissingJobIsJobNotFound", testTransitionMissing},
 		{"Transition/DeletedJobConflicts", testTransitionDeleted},
@@ -463,6 +464,36 @@ func testTransitionResultAndError(t *testing.T, s callscribe.JobStore) {
 	want.Status, want.Error, want.UpdatedAt = callscribe.StatusFailed, jobErr, at
 	assertJobEqual(t, &want, got)
 	assertJobEqual(t, &want, mustGet(t, s, bad.ID))
+}
+
+func testTransitionLanguage(t *testing.T, s callscribe.JobStore) {
+	account := newID()
+	detected := newTranscription(account, baseTime)
+	detected.Status, detected.Language = callscribe.StatusProcessing, ""
+	requested := newTranscription(account, baseTime.Add(time.Second))
+	requested.Status = callscribe.StatusProcessing // Language "en-US", as the caller asked
+	for _, j := range []*callscribe.Job{detected, requested} {
+		mustCreate(t, s, j, nil)
+		got, err := s.TransitionJob(t.Context(), callscribe.Transition{
+			JobID: j.ID, From: []callscribe.JobStatus{callscribe.StatusProcessing}, To: callscribe.StatusSucceeded,
+			Result: json.RawMessage(`{"language":"fr"}`), Language: "fr", At: baseTime.Add(time.Minute),
+		})
+		requireNoError(t, err, "processing -> succeeded")
+		if got.Language != mustGet(t, s, j.ID).Language {
+			t.Errorf("job %s: TransitionJob returned language %q, GetJob %q", j.ID, got.Language, mustGet(t, s, j.ID).Language)
+		}
+	}
+	if got := mustGet(t, s, detected.ID).Language; got != "fr" {
+		t.Errorf("job without a language: %q after success, want the detected fr", got)
+	}
+	if got := mustGet(t, s, requested.ID).Language; got != "en-US" {
+		t.Errorf("job with a requested language: %q after success, want en-US kept", got)
+	}
+	page, err := s.ListJobs(t.Context(), callscribe.ListRequest{AccountID: account, Filter: callscribe.JobFilter{Language: "fr"}, Limit: 10})
+	requireNoError(t, err, "ListJobs language=fr")
+	if len(page.Jobs) != 1 || page.Jobs[0].ID != detected.ID || page.Jobs[0].Language != "fr" {
+		t.Errorf("language=fr lists %d jobs, want only %s with language fr", len(page.Jobs), detected.ID)
+	}
 }
 
 func testTransitionConflict(t *testing.T, s callscribe.JobStore) {
