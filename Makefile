@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO    ?= go
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: run test deps deps-speech deps-aws build test-go fuzz bench-asr bench-insights bench run-aws-local deploy clean
+.PHONY: run test deps deps-speech deps-aws build test-go fuzz bench-asr bench-insights bench narrowband-map run-aws-local deploy clean
 
 ## run: start the whole service locally on the embedded stack (SQLite, disk, in-process queue).
 run: deps-speech
@@ -33,6 +33,11 @@ fuzz:
 
 bench-asr: deps-speech
 	@bash infra/bench/asr.sh
+
+## narrowband-map: refit the speech engine's 8 kHz feature map (shared/sphinx/narrowband_map.json)
+## from speech synthesised by voices the ASR bench does not use; see the README.
+narrowband-map: deps-speech
+	$(GO) run ./infra/bench/cmd/narrowbandmap -out shared/sphinx/narrowband_map.json
 
 bench-insights: deps-speech
 	@bash infra/bench/insights.sh

@@ -15,6 +15,7 @@
 package sphinx
 
 import (
+	_ "embed"
 	"log/slog"
 	"strings"
 )
@@ -36,6 +37,11 @@ type Config struct {
 	DomainText string
 	// VADThreshold is the front end's speech/noise log-ratio; 0 means default.
 	VADThreshold float64
+	// NarrowbandMap maps the features of telephone-band audio (a sample rate
+	// of NarrowbandRate or less) before decoding; nil means the built-in map
+	// (narrowband_map.json). DisableNarrowbandMap decodes such audio unmapped.
+	NarrowbandMap        *FeatureMap
+	DisableNarrowbandMap bool
 	// ExtraArgs are appended to the decoder's arguments (tuning, benches).
 	ExtraArgs []string
 	Logger    *slog.Logger
@@ -46,7 +52,20 @@ const (
 	DefaultModelDir       = "/usr/share/pocketsphinx/model/en-us"
 	DefaultDomainLMWeight = 0.3
 	DefaultVADThreshold   = 2.0
+	// NarrowbandRate is the highest source sample rate whose features go
+	// through the narrowband map: the map was fitted on audio band-limited to
+	// 4 kHz, so it fits 8 kHz telephone audio and nothing wider.
+	NarrowbandRate = 8000
 )
+
+// builtinNarrowbandMap is the feature map fitted by infra/bench/cmd/narrowbandmap
+// (make narrowband-map); its trained_on field says on what.
+//
+//go:embed narrowband_map.json
+var builtinNarrowbandMap []byte
+
+// BuiltinNarrowbandMap returns the feature map the engine uses by default.
+func BuiltinNarrowbandMap() (*FeatureMap, error) { return ParseFeatureMap(builtinNarrowbandMap) }
 
 // Language is what this engine recognises.
 const Language = "en"

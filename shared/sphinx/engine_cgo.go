@@ -11,6 +11,12 @@ package sphinx
 #include <sphinxbase/err.h>
 #include <sphinxbase/ngram_model.h>
 
+// The Go side reads and writes cepstra as float32.
+#ifdef FIXED_POINT
+#error "sphinxbase was built with FIXED_POINT: mfcc_t is not float32"
+#endif
+_Static_assert(sizeof(mfcc_t) == sizeof(float), "mfcc_t is not float32");
+
 // cgo cannot call the variadic cmd_ln_init, so configurations are parsed from
 // an argv array built in Go.
 static cmd_ln_t *parse_ps_args(int argc, char **argv) {
@@ -44,6 +50,33 @@ static int mix_lm(ps_decoder_t *ps, const char *stock_path, const char *domain_p
 static int decode_utt(ps_decoder_t *ps, const int16 *samples, size_t n) {
 	if (ps_start_utt(ps) < 0) return -1;
 	if (ps_process_raw(ps, samples, n, FALSE, TRUE) < 0) { ps_end_utt(ps); return -2; }
+	return ps_end_utt(ps);
+}
+
+// utt_cepstra computes one utterance's cepstra with the decoder's own front
+// end, exactly as ps_process_raw would (same parameters: the model's
+// feat.params), so they can be transformed before decode_cep. The frames are
+// one contiguous block (ckd_calloc_2d); the caller frees them with free_cep.
+static mfcc_t **utt_cepstra(ps_decoder_t *ps, const int16 *samples, size_t n, int *out_nfr) {
+	fe_t *fe = ps_get_fe(ps);
+	const int16 *p = samples;
+	size_t left = n;
+	int32 nfr = 0, ntail = 0;
+	if (fe_process_frames(fe, NULL, &left, NULL, &nfr, NULL) < 0) return NULL;
+	mfcc_t **cep = (mfcc_t **)ckd_calloc_2d(nfr + 1, fe_get_output_size(fe), sizeof(mfcc_t));
+	fe_start_utt(fe);
+	left = n;
+	if (fe_process_frames(fe, &p, &left, cep, &nfr, NULL) < 0) { ckd_free_2d((void **)cep); return NULL; }
+	fe_end_utt(fe, cep[nfr], &ntail);
+	*out_nfr = nfr + ntail;
+	return cep;
+}
+static int cep_dim(ps_decoder_t *ps) { return fe_get_output_size(ps_get_fe(ps)); }
+
+// decode_cep recognises one utterance given whole as cepstra.
+static int decode_cep(ps_decoder_t *ps, mfcc_t **cep, int nfr) {
+	if (ps_start_utt(ps) < 0) return -1;
+	if (ps_process_cep(ps, cep, nfr, FALSE, TRUE) < 0) { ps_end_utt(ps); return -2; }
 	return ps_end_utt(ps);
 }
 
@@ -151,6 +184,51 @@ func (d *decoder) decode(samples []int16) ([]word, error) {
 	if rc := C.decode_utt(d.ps, (*C.int16)(unsafe.Pointer(&samples[0])), C.size_t(len(samples))); rc < 0 {
 		return nil, fmt.Errorf("sphinx: decoding failed (%d)", int(rc))
 	}
+	return d.words(), nil
+}
+
+// cepDim is the length of the decoder's cepstral vectors.
+func (d *decoder) cepDim() int { return int(C.cep_dim(d.ps)) }
+
+// cepstra computes the decoder front end's cepstra of one utterance of 16 kHz
+// audio: frames of cepDim values, one after the other.
+func (d *decoder) cepstra(samples []int16) ([]float32, error) {
+	if len(samples) == 0 {
+		return nil, nil
+	}
+	var nfr C.int
+	cep := C.utt_cepstra(d.ps, (*C.int16)(unsafe.Pointer(&samples[0])), C.size_t(len(samples)), &nfr)
+	if cep == nil {
+		return nil, errors.New("sphinx: front end failed")
+	}
+	defer C.free_cep(cep)
+	n := int(nfr) * d.cepDim()
+	out := make([]float32, n)
+	if n > 0 {
+		copy(out, unsafe.Slice((*float32)(unsafe.Pointer(*cep)), n))
+	}
+	return out, nil
+}
+
+// decodeCepstra recognises one utterance given as cepstra (frames of cepDim
+// values); the words are as decode returns them.
+func (d *decoder) decodeCepstra(cep []float32) ([]word, error) {
+	dim := d.cepDim()
+	nfr := len(cep) / dim
+	if nfr == 0 {
+		return nil, nil
+	}
+	buf := C.alloc_cep(C.int(nfr), C.int(dim))
+	defer C.free_cep(buf)
+	copy(unsafe.Slice((*float32)(unsafe.Pointer(*buf)), nfr*dim), cep)
+	if rc := C.decode_cep(d.ps, buf, C.int(nfr)); rc < 0 {
+		return nil, fmt.Errorf("sphinx: decoding failed (%d)", int(rc))
+	}
+	return d.words(), nil
+}
+
+// words reads the last utterance's words from the decoder.
+func (d *decoder) words() []word {
 	var words []word
 	for seg := C.ps_seg_iter(d.ps); seg != nil; seg = C.ps_seg_next(seg) {
 		w := C.GoString(C.ps_seg_word(seg))
@@ -164,7 +242,7 @@ func (d *decoder) decode(samples []int16) ([]word, error) {
 		C.ps_seg_frames(seg, &sf, &ef)
 		words = append(words, word{Text: w, Start: int(sf), End: int(ef)})
 	}
-	return words, nil
+	return words
 }
 
 func isFiller(w string) bool {

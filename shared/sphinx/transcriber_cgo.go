@@ -21,6 +21,7 @@ import (
 // decoders. It is safe for concurrent use.
 type Transcriber struct {
 	cfg    Config
+	narrow *FeatureMap // nil: narrowband audio is decoded unmapped
 	log    *slog.Logger
 	pool   chan *decoder
 	all    []*decoder
@@ -56,7 +57,17 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 			return nil, fmt.Errorf("sphinx: model file missing (install pocketsphinx-en-us): %w", err)
 		}
 	}
-	t := &Transcriber{cfg: cfg, log: log, pool: make(chan *decoder, cfg.Decoders)}
+	t := &Transcriber{cfg: cfg, log: log, pool: make(chan *decoder, cfg.Decoders), narrow: cfg.NarrowbandMap}
+	switch {
+	case cfg.DisableNarrowbandMap:
+		t.narrow = nil
+	case t.narrow == nil:
+		m, err := BuiltinNarrowbandMap()
+		if err != nil {
+			return nil, fmt.Errorf("sphinx: the built-in narrowband map: %w", err)
+		}
+		t.narrow = m
+	}
 	domain := ""
 	if cfg.DomainLMWeight > 0 {
 		dir, err := os.MkdirTemp("", "callscribe-lm-")
@@ -104,7 +115,12 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 		t.all = append(t.all, d)
 		t.pool <- d
 	}
-	log.Info("sphinx decoders ready", "decoders", cfg.Decoders, "domain_lm_weight", max(cfg.DomainLMWeight, 0), "elapsed_ms", time.Since(start).Milliseconds())
+	if t.narrow != nil && t.narrow.Dim != t.all[0].cepDim() {
+		t.Close()
+		return nil, fmt.Errorf("sphinx: the narrowband map is for %d-long cepstra, the model's are %d", t.narrow.Dim, t.all[0].cepDim())
+	}
+	log.Info("sphinx decoders ready", "decoders", cfg.Decoders, "domain_lm_weight", max(cfg.DomainLMWeight, 0),
+		"narrowband_map", t.narrow != nil, "elapsed_ms", time.Since(start).Milliseconds())
 	return t, nil
 }
 
@@ -171,6 +187,7 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 	}
 	defer func() { t.pool <- d }()
 	alias := callscribe.SpeakerAlias(ch, t.cfg.AgentChannel)
+	mapped := t.narrow != nil && rate <= NarrowbandRate
 	var (
 		out []callscribe.Segment
 		buf []int16
@@ -184,7 +201,7 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 			buf = make([]int16, n)
 		}
 		buf = buf[:r.Read(buf[:n], g.Start)]
-		words, err := d.decode(buf)
+		words, err := t.recognise(d, buf, mapped)
 		if err != nil {
 			return nil, err
 		}
@@ -205,4 +222,34 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 		})
 	}
 	return out, nil
+}
+
+// recognise decodes one region, through the narrowband map when mapped.
+func (t *Transcriber) recognise(d *decoder, samples []int16, mapped bool) ([]word, error) {
+	if !mapped {
+		return d.decode(samples)
+	}
+	cep, err := d.cepstra(samples)
+	if err != nil {
+		return nil, err
+	}
+	return d.decodeCepstra(t.narrow.Apply(cep))
+}
+
+// Cepstra returns the cepstra a decoder's front end computes for one channel of
+// audio at rate, resampled to 16 kHz as Transcribe does and before any feature
+// map: frames of dim values. The narrowband-map trainer fits on these.
+func (t *Transcriber) Cepstra(ctx context.Context, samples []int16, rate int) (cep []float32, dim int, err error) {
+	r := newResampler(samples, rate)
+	pcm := make([]int16, r.Len())
+	pcm = pcm[:r.Read(pcm, 0)]
+	var d *decoder
+	select {
+	case d = <-t.pool:
+	case <-ctx.Done():
+		return nil, 0, ctx.Err()
+	}
+	defer func() { t.pool <- d }()
+	cep, err = d.cepstra(pcm)
+	return cep, d.cepDim(), err
 }

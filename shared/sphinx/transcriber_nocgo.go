@@ -25,5 +25,10 @@ func (*Transcriber) Transcribe(context.Context, callscribe.TranscriptionRequest)
 	return nil, ErrNoCgo
 }
 
+// Cepstra always fails; a Transcriber cannot be constructed without cgo.
+func (*Transcriber) Cepstra(context.Context, []int16, int) ([]float32, int, error) {
+	return nil, 0, ErrNoCgo
+}
+
 // Close does nothing.
 func (*Transcriber) Close() {}

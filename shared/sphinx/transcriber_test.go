@@ -38,6 +38,21 @@ func transcriber(t *testing.T) *Transcriber {
 	return shared
 }
 
+// freshTranscriber is a transcriber of its own, whose decoders have heard
+// nothing: the front end carries a little state from one utterance to the next
+// (see TestCepstraPathMatchesRawDecode), so a test that asserts WER and times
+// on narrowband speech must not depend on what other tests decoded before it.
+func freshTranscriber(t *testing.T) *Transcriber {
+	t.Helper()
+	transcriber(t) // skips when the model is missing
+	tr, err := NewTranscriber(Config{Decoders: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tr.Close)
+	return tr
+}
+
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if shared != nil {
@@ -193,7 +208,7 @@ func TestRecognisesSentenceWithTimes(t *testing.T) {
 // A two-channel 8 kHz call: each channel is its speaker, segments come in time
 // order, and AGENT_CHANNEL decides the aliases.
 func TestStereoTelephoneCall(t *testing.T) {
-	tr := transcriber(t)
+	tr := freshTranscriber(t)
 	agent := speak(t, "slt", agentLine, 8000)
 	user := speak(t, "rms", userLine, 8000)
 	agentLen := float64(len(agent)) / 8000
@@ -340,5 +355,84 @@ func TestConcurrentJobsShareThePool(t *testing.T) {
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Decoding the front end's cepstra is decoding the audio: the path the
+// narrowband map takes changes nothing by itself. (The front end carries a
+// little state from one utterance to the next: on a fresh decoder the first
+// utterance's first word can start a frame off. So the audio is decoded once
+// before the comparison.)
+func TestCepstraPathMatchesRawDecode(t *testing.T) {
+	tr := transcriber(t)
+	speech := speak(t, "slt", agentLine, 16000)
+	d := <-tr.pool
+	defer func() { tr.pool <- d }()
+	if _, err := d.decode(speech); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := d.decode(speech)
+	if err != nil || len(raw) == 0 {
+		t.Fatalf("decode: %v %v", raw, err)
+	}
+	cep, err := d.cepstra(speech)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if frames := len(cep) / d.cepDim(); frames < len(speech)/frameShift-2 || len(cep)%d.cepDim() != 0 {
+		t.Fatalf("%d cepstral values for %d samples", len(cep), len(speech))
+	}
+	viaCep, err := d.decodeCepstra(cep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !equalWords(raw, viaCep) {
+		t.Fatalf("raw %v\ncepstra %v", raw, viaCep)
+	}
+}
+
+func equalWords(a, b []word) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// The narrowband map is applied to 8 kHz audio and only to it: a map that
+// zeroes every feature silences 8 kHz speech and leaves 16 kHz speech alone.
+func TestNarrowbandMapAppliesToTelephoneRateOnly(t *testing.T) {
+	transcriber(t) // skips when the model is missing
+	zero := &FeatureMap{Context: 0, Dim: 13, Weights: make([][]float32, 13), TrainedOn: "test: zeroes"}
+	for i := range zero.Weights {
+		zero.Weights[i] = make([]float32, zero.Inputs())
+	}
+	tr, err := NewTranscriber(Config{Decoders: 1, NarrowbandMap: zero})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	for _, rate := range []int{8000, 16000} {
+		speech := speak(t, "rms", userLine, rate)
+		pcm := track(rate, 1+float64(len(speech))/float64(rate)+1, clip{1, speech})
+		res, err := tr.Transcribe(context.Background(), callscribe.TranscriptionRequest{Audio: wavOf(t, rate, pcm)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var text []string
+		for _, s := range res.Transcript {
+			text = append(text, s.Text)
+		}
+		w := wer(userLine, strings.Join(text, " "))
+		switch {
+		case rate == 8000 && w < 0.8:
+			t.Errorf("8 kHz through a zeroing map: WER %.0f%% (%q); the map was not applied", 100*w, text)
+		case rate == 16000 && w > 0.3:
+			t.Errorf("16 kHz: WER %.0f%% (%q); the narrowband map must not touch wideband audio", 100*w, text)
+		}
 	}
 }

@@ -68,10 +68,21 @@ func main() {
 	weight := flag.Float64("lm-weight", 0, "domain LM weight (0 default, <0 off)")
 	vad := flag.Float64("vad", 0, "VAD threshold (0 default)")
 	extra := flag.String("args", "", "extra decoder arguments, space separated")
+	mapFile := flag.String("narrowband-map", "", "feature map for 8 kHz audio (default: the built-in one)")
+	noMap := flag.Bool("no-narrowband-map", false, "decode 8 kHz audio without the narrowband feature map")
 	verbose := flag.Bool("v", false, "print each hypothesis")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	cfg := sphinx.Config{Decoders: 1, DomainLMWeight: *weight, VADThreshold: *vad}
+	cfg := sphinx.Config{Decoders: 1, DomainLMWeight: *weight, VADThreshold: *vad, DisableNarrowbandMap: *noMap}
+	if *mapFile != "" {
+		b, err := os.ReadFile(*mapFile)
+		if err == nil {
+			cfg.NarrowbandMap, err = sphinx.ParseFeatureMap(b)
+		}
+		if err != nil {
+			fatal(err)
+		}
+	}
 	if *extra != "" {
 		cfg.ExtraArgs = strings.Fields(*extra)
 	}
