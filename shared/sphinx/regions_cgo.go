@@ -2,9 +2,6 @@
 
 package sphinx
 
-// region is a span of speech in 16 kHz output samples [Start, End).
-type region struct{ Start, End int }
-
 const (
 	frameShift = 160 // samples per 10 ms frame at 16 kHz
 	// maxRegion splits very long stretches of speech: utterances of more than

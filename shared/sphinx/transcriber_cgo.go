@@ -187,7 +187,14 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 	}
 	defer func() { t.pool <- d }()
 	alias := callscribe.SpeakerAlias(ch, t.cfg.AgentChannel)
-	mapped := t.narrow != nil && rate <= NarrowbandRate
+	// How much of the narrowband map this channel gets: none for wideband
+	// audio, and for telephone audio by the speaker's register.
+	var weight float64
+	if t.narrow != nil && rate <= NarrowbandRate {
+		pitch := medianPitch(r, regions)
+		weight = narrowbandMapWeight(pitch)
+		t.log.Debug("sphinx narrowband channel", "channel", ch, "median_pitch_hz", int(pitch), "map_weight", weight)
+	}
 	var (
 		out []callscribe.Segment
 		buf []int16
@@ -201,7 +208,7 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 			buf = make([]int16, n)
 		}
 		buf = buf[:r.Read(buf[:n], g.Start)]
-		words, err := t.recognise(d, buf, mapped)
+		words, err := t.recognise(d, buf, weight)
 		if err != nil {
 			return nil, err
 		}
@@ -224,16 +231,25 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 	return out, nil
 }
 
-// recognise decodes one region, through the narrowband map when mapped.
-func (t *Transcriber) recognise(d *decoder, samples []int16, mapped bool) ([]word, error) {
-	if !mapped {
+// recognise decodes one region; with a map weight above 0 its cepstra are
+// moved that share of the way to the narrowband map's output. (The two differ
+// by a constant per coefficient as well, which the decoder's CMN removes.)
+func (t *Transcriber) recognise(d *decoder, samples []int16, weight float64) ([]word, error) {
+	if weight <= 0 {
 		return d.decode(samples)
 	}
 	cep, err := d.cepstra(samples)
 	if err != nil {
 		return nil, err
 	}
-	return d.decodeCepstra(t.narrow.Apply(cep))
+	mapped := t.narrow.Apply(cep)
+	if weight < 1 {
+		w := float32(weight)
+		for i := range mapped {
+			mapped[i] = w*mapped[i] + (1-w)*cep[i]
+		}
+	}
+	return d.decodeCepstra(mapped)
 }
 
 // Cepstra returns the cepstra a decoder's front end computes for one channel of

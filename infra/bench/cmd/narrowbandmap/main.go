@@ -50,7 +50,7 @@ func main() {
 	contextFrames := flag.Int("context", 4, "frames of context on each side")
 	ridge := flag.Float64("ridge", 1e-4, "ridge, relative to the mean diagonal")
 	cache := flag.String("cache", ".cache/narrowband-map", "keeps the synthesised audio between runs")
-	matchVariance := flag.Bool("match-variance", false, "scale each output to the wideband variance")
+	matchVariance := flag.Bool("match-variance", true, "scale each output to the wideband variance (chosen on the dev set: 31.9% WER vs 33.2%)")
 	hidden := flag.Int("hidden", 0, "hidden units on top of the linear map (0: linear only)")
 	epochs := flag.Int("epochs", 12, "training passes for the hidden layer")
 	rate := flag.Float64("rate", 1e-3, "Adam step size for the hidden layer")
