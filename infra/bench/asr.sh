@@ -9,7 +9,11 @@
 # decoder, GOMAXPROCS=1) and peak RSS, and the WER on Debian's
 # pocketsphinx-testdata LibriVox clips (real human speech, 16 kHz).
 #
-# Environment: ASR_VARIANTS (default "16k 8k 8k-mp3 librivox"), ASR_ARGS (extra
+# The "dev" variant (not in the default list) is the dev set the narrowband
+# feature map was chosen on: the first 24 labelled calls of testdata/insights,
+# same voices, 8 kHz WAV. Choose engine changes on it, not on the call set.
+#
+# Environment: ASR_VARIANTS (default "16k 8k 8k-mp3 librivox"; add "dev"), ASR_ARGS (extra
 # asrbench flags, e.g. "-lm-weight -1" to measure without the domain LM),
 # AGENT_VOICE (flite voice of the Agent channel, default slt; the User is rms),
 # which gets a cache of its own.
@@ -23,7 +27,7 @@ if [[ $AGENT_VOICE != slt ]]; then
 fi
 VARIANTS=${ASR_VARIANTS:-"16k 8k 8k-mp3 librivox"}
 LIBRIVOX=/usr/share/pocketsphinx/test/data/librivox
-mkdir -p "$CACHE/bin" "$CACHE/calls16k" "$CACHE/calls8k"
+mkdir -p "$CACHE/bin" "$CACHE/calls16k" "$CACHE/calls8k" "$CACHE/dev8k"
 
 go build -o "$CACHE/bin/synthcall" ./infra/bench/cmd/synthcall
 go build -o "$CACHE/bin/asrbench" ./infra/bench/cmd/asrbench
@@ -42,6 +46,15 @@ for f in testdata/dialogues/*.txt; do
 done
 echo "asr bench: $n dialogues from testdata/dialogues (Agent voice $AGENT_VOICE, User voice rms), audio in $CACHE"
 
+if [[ " $VARIANTS " == *" dev "* ]]; then
+	for f in $(ls testdata/insights/call*.txt | sort | head -n 24); do
+		name=$(basename "$f" .txt)
+		if [[ ! "$CACHE/dev8k/$name.json" -nt "$f" ]]; then
+			"$CACHE/bin/synthcall" -in "$f" -out "$CACHE/dev8k/$name.wav" -rate 8000 -ref "$CACHE/dev8k/$name.json" -agent-voice "$AGENT_VOICE"
+		fi
+	done
+fi
+
 # Each variant runs on its own core (one decoder, GOMAXPROCS=1); with more
 # variants than cores they queue. Results print in the order asked.
 cores=$(nproc)
@@ -54,6 +67,7 @@ for v in $VARIANTS; do
 	16k) args=(-calls "$CACHE/calls16k" -ext wav -label "16 kHz WAV") ;;
 	8k) args=(-calls "$CACHE/calls8k" -ext wav -label "8 kHz WAV") ;;
 	8k-mp3) args=(-calls "$CACHE/calls8k" -ext mp3 -label "8 kHz MP3") ;;
+	dev) args=(-calls "$CACHE/dev8k" -ext wav -label "dev set 8 kHz WAV") ;;
 	librivox)
 		if [[ ! -d $LIBRIVOX ]]; then
 			echo "librivox: $LIBRIVOX missing (install pocketsphinx-testdata)" >"$out"
