@@ -8,6 +8,12 @@
 // call-centre trigram LM that this package builds at start-up from in-domain text
 // (lmdata/), which cuts errors on customer-service vocabulary.
 //
+// Telephone audio (8 kHz) leaves the wideband model's upper filters empty. Its
+// regions are decoded from the decoder's own cepstra after a narrowband feature
+// map (featuremap.go, narrowband_map.json) fitted on speech seen both wide and
+// band-limited; how much of the map a channel gets depends on the speaker's
+// median pitch (pitch.go), because the map helps high voices and costs low ones.
+//
 // Decoders are expensive (~0.3 s and ~100 MB each), so a fixed pool is created
 // once and reused; channels of a call decode in parallel on separate decoders.
 // Builds without cgo get a stub whose NewTranscriber reports that the embedded
