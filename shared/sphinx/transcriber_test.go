@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -386,21 +387,9 @@ func TestCepstraPathMatchesRawDecode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !equalWords(raw, viaCep) {
+	if !slices.Equal(raw, viaCep) {
 		t.Fatalf("raw %v\ncepstra %v", raw, viaCep)
 	}
-}
-
-func equalWords(a, b []word) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // The narrowband map is applied to 8 kHz audio of a high voice and to nothing
