@@ -179,6 +179,15 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 	if len(regions) == 0 {
 		return nil, nil
 	}
+	// How much of the narrowband map this channel gets: none for wideband
+	// audio, and for telephone audio by the speaker's register. Worked out
+	// before taking a decoder from the pool, which it does not need.
+	var weight float64
+	if t.narrow != nil && rate <= NarrowbandRate {
+		pitch := medianPitch(r, regions)
+		weight = narrowbandMapWeight(pitch)
+		t.log.Debug("sphinx narrowband channel", "channel", ch, "median_pitch_hz", int(pitch), "map_weight", weight)
+	}
 	var d *decoder
 	select {
 	case d = <-t.pool:
@@ -187,14 +196,6 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 	}
 	defer func() { t.pool <- d }()
 	alias := callscribe.SpeakerAlias(ch, t.cfg.AgentChannel)
-	// How much of the narrowband map this channel gets: none for wideband
-	// audio, and for telephone audio by the speaker's register.
-	var weight float64
-	if t.narrow != nil && rate <= NarrowbandRate {
-		pitch := medianPitch(r, regions)
-		weight = narrowbandMapWeight(pitch)
-		t.log.Debug("sphinx narrowband channel", "channel", ch, "median_pitch_hz", int(pitch), "map_weight", weight)
-	}
 	var (
 		out []callscribe.Segment
 		buf []int16
