@@ -107,15 +107,13 @@ type trainer struct {
 	hidden        sphinx.HiddenTraining
 }
 
-type pair struct{ narrow, wide []float32 }
-
 // fit fits one map on the sentences spoken by the comma-separated voices.
 func (t *trainer) fit(voiceList string) (*sphinx.FeatureMap, error) {
 	voices := strings.Split(voiceList, ",")
 	ctx := context.Background()
 	var (
 		fitter  *sphinx.FeatureMapFitter
-		heldOut []pair
+		heldOut []sphinx.FramePair
 		pairs   []sphinx.FramePair
 		seconds float64
 	)
@@ -137,7 +135,7 @@ func (t *trainer) fit(voiceList string) (*sphinx.FeatureMap, error) {
 				fitter = sphinx.NewFeatureMapFitter(dim, t.context)
 			}
 			if i%10 == 9 {
-				heldOut = append(heldOut, pair{nc, wc})
+				heldOut = append(heldOut, sphinx.FramePair{Narrow: nc, Wide: wc})
 				continue
 			}
 			fitter.Add(nc, wc)
@@ -164,10 +162,10 @@ func (t *trainer) fit(voiceList string) (*sphinx.FeatureMap, error) {
 	var frames int
 	for _, p := range heldOut {
 		// Compared as the decoder compares them: after batch CMN.
-		n := min(len(p.narrow), len(p.wide)) / m.Dim * m.Dim
-		narrow := sphinx.MeanNormalised(p.narrow[:n], m.Dim)
-		wide := sphinx.MeanNormalised(p.wide[:n], m.Dim)
-		mapped := sphinx.MeanNormalised(m.Apply(p.narrow[:n]), m.Dim)
+		n := min(len(p.Narrow), len(p.Wide)) / m.Dim * m.Dim
+		narrow := sphinx.MeanNormalised(p.Narrow[:n], m.Dim)
+		wide := sphinx.MeanNormalised(p.Wide[:n], m.Dim)
+		mapped := sphinx.MeanNormalised(m.Apply(p.Narrow[:n]), m.Dim)
 		for i := 0; i < n; i++ {
 			d0 := float64(narrow[i] - wide[i])
 			d1 := float64(mapped[i] - wide[i])
