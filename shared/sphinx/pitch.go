@@ -5,9 +5,6 @@ import (
 	"slices"
 )
 
-// region is a span of speech in 16 kHz output samples [Start, End).
-type region struct{ Start, End int }
-
 // The narrowband map is for high voices. Band-limiting to 4 kHz costs a high
 // voice far more than a low one (a female voice's fricatives and upper formants
 // sit above 4 kHz, a male voice keeps more below), and on the ASR bench's call

@@ -21,6 +21,9 @@ type resampler struct {
 
 const targetRate = 16000
 
+// region is a span of speech in 16 kHz output samples [Start, End).
+type region struct{ Start, End int }
+
 func newResampler(src []int16, fromRate int) *resampler {
 	g := gcd(fromRate, targetRate)
 	r := &resampler{src: src, up: targetRate / g, down: fromRate / g}
