@@ -23,6 +23,7 @@ import (
 	"github.com/callscribe/callscribe/shared/dynamodb"
 	"github.com/callscribe/callscribe/shared/httpapi"
 	"github.com/callscribe/callscribe/shared/identity"
+	"github.com/callscribe/callscribe/shared/jobs"
 	"github.com/callscribe/callscribe/shared/pipeline"
 	"github.com/callscribe/callscribe/shared/s3"
 	"github.com/callscribe/callscribe/shared/sqs"
@@ -40,6 +41,9 @@ type AWS struct {
 	// Queue routes each message kind to its own queue; kinds whose queue URL is
 	// not configured (the function does not send them) are refused.
 	Queue sqs.Router
+	// Service is the use-case layer over these stores, shared by the API
+	// handlers and the workers.
+	Service *jobs.Service
 
 	deps httpapi.Deps
 	api  httpapi.Config
@@ -93,17 +97,13 @@ func OpenAWS(ctx context.Context, cfg Config, logger *slog.Logger) (*AWS, error)
 		Audio:    s3.NewAudioStore(s3c, cfg.AudioBucket),
 		Queue:    router,
 	}
-	a.deps = httpapi.Deps{
-		Jobs: a.Jobs, Accounts: a.Accounts, Audio: a.Audio, Queue: router,
-		Sessions: CognitoSessions{},
-		Uploads:  uploadSigner{a.Audio},
-		Logger:   logger,
-	}
+	a.Service = jobs.New(jobs.Deps{
+		Jobs: a.Jobs, Accounts: a.Accounts, Audio: a.Audio, Queue: router, Uploads: uploadSigner{a.Audio}, Logger: logger,
+	}, jobs.Config{QuotaMinutes: cfg.QuotaMinutes, CallbackAllowHosts: cfg.CallbackAllowHosts})
+	a.deps = httpapi.Deps{Service: a.Service, Sessions: CognitoSessions{}, Logger: logger}
 	a.api = httpapi.Config{
-		QuotaMinutes:       cfg.QuotaMinutes,
-		GatewayKey:         cfg.GatewayKey,
-		CallbackAllowHosts: cfg.CallbackAllowHosts,
-		CursorKey:          identity.DeriveKey([]byte(cfg.SessionSecret), "list-cursor"),
+		GatewayKey: cfg.GatewayKey,
+		CursorKey:  identity.DeriveKey([]byte(cfg.SessionSecret), "list-cursor"),
 	}
 	return a, nil
 }
@@ -153,7 +153,7 @@ func (a *AWS) IdentityServer(issuer httpapi.SessionIssuer, routes ...httpapi.Rou
 // worker needs no engine at all.
 func (a *AWS) Worker(kinds ...callscribe.MessageKind) (*pipeline.Worker, error) {
 	w := &pipeline.Worker{
-		Jobs: a.Jobs, Audio: a.Audio, Queue: a.Queue,
+		Jobs: a.Service, Audio: a.Audio, Queue: a.Queue,
 		Notifier:            callback.NewNotifier(callback.NotifierConfig{AllowHosts: a.Config.CallbackAllowHosts, Timeout: a.Config.CallbackTimeout}),
 		Logger:              a.Logger,
 		CallbackBackoffBase: a.Config.CallbackBackoffBase,

@@ -16,10 +16,10 @@ import (
 	"time"
 
 	"github.com/callscribe/callscribe/shared/callback"
-	"github.com/callscribe/callscribe/shared/callscribe"
 	"github.com/callscribe/callscribe/shared/diskaudio"
 	"github.com/callscribe/callscribe/shared/httpapi"
 	"github.com/callscribe/callscribe/shared/identity"
+	"github.com/callscribe/callscribe/shared/jobs"
 	"github.com/callscribe/callscribe/shared/pipeline"
 	"github.com/callscribe/callscribe/shared/sqlite"
 )
@@ -37,6 +37,7 @@ type Local struct {
 	// Uploads receives the two-step path's presigned uploads (S3's role on AWS).
 	Uploads *diskaudio.Uploads
 	Engines *Engines
+	Service *jobs.Service
 	Server  *httpapi.Server
 	Worker  *pipeline.Worker
 }
@@ -67,24 +68,20 @@ func OpenLocal(cfg Config, logger *slog.Logger) (*Local, error) {
 	sessions := httpapi.BearerSessions{Sessions: identity.NewSessions(secret, SessionTTL, time.Now)}
 	uploads := diskaudio.NewUploads(audio, identity.DeriveKey(secret, "local-uploads"), time.Now)
 	queue := db.Queue()
-	server := httpapi.New(httpapi.Deps{
-		Jobs: db.Jobs(), Accounts: db.Accounts(), Audio: audio, Queue: queue,
-		Sessions: sessions, Issuer: sessions, Uploads: uploads, Logger: logger,
-	}, httpapi.Config{
-		QuotaMinutes:       cfg.QuotaMinutes,
-		GatewayKey:         cfg.GatewayKey,
-		CallbackAllowHosts: cfg.CallbackAllowHosts,
-		CursorKey:          identity.DeriveKey(secret, "list-cursor"),
-	})
+	service := jobs.New(jobs.Deps{
+		Jobs: db.Jobs(), Accounts: db.Accounts(), Audio: audio, Queue: queue, Uploads: uploads, Logger: logger,
+	}, jobs.Config{QuotaMinutes: cfg.QuotaMinutes, CallbackAllowHosts: cfg.CallbackAllowHosts})
+	server := httpapi.New(httpapi.Deps{Service: service, Sessions: sessions, Issuer: sessions, Logger: logger},
+		httpapi.Config{GatewayKey: cfg.GatewayKey, CursorKey: identity.DeriveKey(secret, "list-cursor")})
 	worker := &pipeline.Worker{
-		Jobs: db.Jobs(), Audio: audio, Queue: queue,
+		Jobs: service, Audio: audio, Queue: queue,
 		Transcriber: engines.Transcriber, Summarizer: engines.Summarizer, Tagger: engines.Tagger,
 		Notifier:            callback.NewNotifier(callback.NotifierConfig{AllowHosts: cfg.CallbackAllowHosts, Timeout: cfg.CallbackTimeout}),
 		Logger:              logger,
 		CallbackBackoffBase: cfg.CallbackBackoffBase,
 		CallbackTimeout:     cfg.CallbackTimeout,
 	}
-	return &Local{Config: cfg, Logger: logger, DB: db, Audio: audio, Uploads: uploads, Engines: engines, Server: server, Worker: worker}, nil
+	return &Local{Config: cfg, Logger: logger, DB: db, Audio: audio, Uploads: uploads, Engines: engines, Service: service, Server: server, Worker: worker}, nil
 }
 
 // sessionSecret is SESSION_SECRET, or a random secret generated once and kept
@@ -170,34 +167,16 @@ func (l *Local) Run(ctx context.Context, ready func(addr string)) error {
 	return err
 }
 
-// requeueOrphans gives every unfinished job a queue message if it has none: a
+// requeueOrphans gives every unfinished job without a queue message one: a
 // crash between storing a job and queueing it must not strand the job.
 func (l *Local) requeueOrphans(ctx context.Context) error {
-	ids, err := l.DB.Jobs().UnfinishedJobIDs(ctx, 100000)
-	if err != nil {
-		return fmt.Errorf("listing unfinished jobs: %w", err)
-	}
 	pending, err := l.DB.Queue().PendingJobIDs(ctx)
 	if err != nil {
 		return fmt.Errorf("listing queued messages: %w", err)
 	}
-	requeued := 0
-	for _, id := range ids {
-		if pending[id] {
-			continue
-		}
-		job, err := l.DB.Jobs().GetJob(ctx, id)
-		if err != nil {
-			continue // deleted meanwhile
-		}
-		kind := callscribe.KindTranscribe
-		if job.Type.Derived() {
-			kind = callscribe.KindDerive
-		}
-		if err := l.DB.Queue().Enqueue(ctx, callscribe.Message{Kind: kind, JobID: id}); err != nil {
-			return fmt.Errorf("requeueing job %s: %w", id, err)
-		}
-		requeued++
+	requeued, err := l.Service.RequeueUnfinished(ctx, func(id string) bool { return pending[id] })
+	if err != nil {
+		return err
 	}
 	if requeued > 0 {
 		l.Logger.Info("requeued unfinished jobs that had no queue message", "count", requeued)
@@ -219,7 +198,7 @@ func (l *Local) purgeLoop(ctx context.Context) {
 			l.Logger.Info("purged deleted jobs past retention", "count", n)
 		}
 		// Like the bucket's lifecycle rule: staged uploads left for a day were abandoned.
-		if n, err := l.Audio.RemoveStaleUploads(httpapi.UploadsPrefix, time.Now().Add(-24*time.Hour)); err != nil {
+		if n, err := l.Audio.RemoveStaleUploads(jobs.UploadsPrefix, time.Now().Add(-24*time.Hour)); err != nil {
 			l.Logger.Error("removing abandoned staged uploads failed", "err", err)
 		} else if n > 0 {
 			l.Logger.Info("removed abandoned staged uploads", "count", n)

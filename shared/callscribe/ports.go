@@ -82,6 +82,14 @@ type AudioStore interface {
 	DeleteAudio(ctx context.Context, key string) error
 }
 
+// UploadSigner hands out presigned direct-to-storage uploads for files larger
+// than one API request can carry (the two-step upload): S3's presigned POST on
+// AWS, an HMAC-signed form served by the local process on the embedded stack.
+type UploadSigner interface {
+	// SignUpload returns where and how to POST the file.
+	SignUpload(ctx context.Context, key string, maxBytes int64, expiry time.Duration) (url string, fields map[string]string, err error)
+}
+
 // MessageKind names the work a queue message asks for.
 type MessageKind string
 
@@ -93,6 +101,15 @@ const (
 	// KindDeliverCallback makes one delivery attempt of a tags job's callback.
 	KindDeliverCallback MessageKind = "deliver_callback"
 )
+
+// WorkKind is the message kind that runs a job of type t: transcriptions go to
+// the speech pipeline, summaries and tags to the derived-job pipeline.
+func WorkKind(t JobType) MessageKind {
+	if t.OrDefault().Derived() {
+		return KindDerive
+	}
+	return KindTranscribe
+}
 
 // Message is one unit of queued work. Queues deliver at least once; handlers are
 // idempotent (guarded by compare-and-set status transitions).

@@ -32,18 +32,10 @@ func (s *Server) apiKey(next authedHandler) http.HandlerFunc {
 			writeError(w, r, callscribe.Errorf(callscribe.CodeUnauthorized, "Missing API key: send Authorization: Bearer <API_KEY>."))
 			return
 		}
-		key, err := s.deps.Accounts.APIKeyByHash(r.Context(), identity.HashAPIKey(token))
-		if callscribe.IsCode(err, callscribe.CodeNotFound) {
-			writeError(w, r, callscribe.Errorf(callscribe.CodeUnauthorized, "Invalid or revoked API key."))
-			return
-		}
+		key, err := s.deps.Service.AuthenticateAPIKey(r.Context(), token)
 		if err != nil {
 			writeError(w, r, err)
 			return
-		}
-		// Recording last use is bookkeeping: a failure must not fail the call.
-		if err := s.deps.Accounts.TouchAPIKey(r.Context(), key.ID, s.now()); err != nil {
-			logger(r.Context()).Warn("recording API key use failed", "err", err, "keyId", key.ID)
 		}
 		ctx := context.WithValue(r.Context(), accountKey, key.AccountID)
 		r = r.WithContext(ctx)
@@ -86,5 +78,3 @@ func (b BearerSessions) AuthenticateSession(r *http.Request) (string, error) {
 func (b BearerSessions) Issue(accountID string) (string, time.Time) {
 	return b.Sessions.Issue(accountID)
 }
-
-func (s *Server) now() time.Time { return s.deps.Now().UTC().Truncate(time.Millisecond) }

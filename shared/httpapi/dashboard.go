@@ -2,11 +2,8 @@ package httpapi
 
 import (
 	"net/http"
-	"net/mail"
-	"strings"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
-	"github.com/callscribe/callscribe/shared/identity"
 )
 
 type credentials struct {
@@ -31,24 +28,8 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	email := strings.TrimSpace(c.Email)
-	addr, err := mail.ParseAddress(email)
-	if err != nil || addr.Address != email || len(email) > 254 || !strings.Contains(email[strings.LastIndex(email, "@")+1:], ".") {
-		writeError(w, r, callscribe.Errorf(callscribe.CodeInvalidSignup, "A valid email address is required."))
-		return
-	}
-	// bcrypt only reads 72 bytes: refuse longer passwords rather than silently ignore the rest.
-	if len(c.Password) < identity.MinPasswordLength || len(c.Password) > 72 {
-		writeError(w, r, callscribe.Errorf(callscribe.CodeInvalidSignup, "The password must be %d to 72 characters long.", identity.MinPasswordLength))
-		return
-	}
-	hash, err := identity.HashPassword(c.Password)
+	acct, err := s.deps.Service.Signup(r.Context(), c.Email, c.Password)
 	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	acct := &callscribe.Account{ID: s.deps.NewID(), Email: strings.ToLower(email), PasswordHash: hash, CreatedAt: s.now()}
-	if err := s.deps.Accounts.CreateAccount(r.Context(), acct); err != nil {
 		writeError(w, r, err)
 		return
 	}
@@ -65,13 +46,9 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	acct, err := s.deps.Accounts.AccountByEmail(r.Context(), strings.ToLower(strings.TrimSpace(c.Email)))
-	if err != nil && !callscribe.IsCode(err, callscribe.CodeNotFound) {
+	acct, err := s.deps.Service.Login(r.Context(), c.Email, c.Password)
+	if err != nil {
 		writeError(w, r, err)
-		return
-	}
-	if acct == nil || !identity.CheckPassword(acct.PasswordHash, c.Password) {
-		writeError(w, r, callscribe.Errorf(callscribe.CodeUnauthorized, "Invalid email or password."))
 		return
 	}
 	token, exp := s.deps.Issuer.Issue(acct.ID)
@@ -79,22 +56,17 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) createAPIKey(w http.ResponseWriter, r *http.Request, accountID string) {
-	secret, prefix, hash, err := identity.NewAPIKey()
+	created, err := s.deps.Service.CreateAPIKey(r.Context(), accountID)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	key := &callscribe.APIKey{ID: s.deps.NewID(), AccountID: accountID, Prefix: prefix, Hash: hash, CreatedAt: s.now()}
-	if err := s.deps.Accounts.CreateAPIKey(r.Context(), key); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	logger(r.Context()).Info("api key created", "accountId", accountID, "keyId", key.ID)
-	writeJSON(w, r, http.StatusCreated, map[string]any{"key_id": key.ID, "api_key": secret, "created_at": formatTime(key.CreatedAt)})
+	logger(r.Context()).Info("api key created", "accountId", accountID, "keyId", created.Key.ID)
+	writeJSON(w, r, http.StatusCreated, map[string]any{"key_id": created.Key.ID, "api_key": created.Secret, "created_at": formatTime(created.Key.CreatedAt)})
 }
 
 func (s *Server) listAPIKeys(w http.ResponseWriter, r *http.Request, accountID string) {
-	keys, err := s.deps.Accounts.ListAPIKeys(r.Context(), accountID)
+	keys, err := s.deps.Service.ListAPIKeys(r.Context(), accountID)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -111,7 +83,7 @@ func (s *Server) listAPIKeys(w http.ResponseWriter, r *http.Request, accountID s
 }
 
 func (s *Server) revokeAPIKey(w http.ResponseWriter, r *http.Request, accountID string) {
-	if err := s.deps.Accounts.RevokeAPIKey(r.Context(), accountID, r.PathValue("key_id")); err != nil {
+	if err := s.deps.Service.RevokeAPIKey(r.Context(), accountID, r.PathValue("key_id")); err != nil {
 		writeError(w, r, err)
 		return
 	}
@@ -120,15 +92,14 @@ func (s *Server) revokeAPIKey(w http.ResponseWriter, r *http.Request, accountID 
 }
 
 func (s *Server) usage(w http.ResponseWriter, r *http.Request, accountID string) {
-	used, err := s.deps.Jobs.UsedSeconds(r.Context(), accountID, callscribe.QuotaMonth(s.now()))
+	u, err := s.deps.Service.Usage(r.Context(), accountID)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	limit := s.cfg.QuotaMinutes * 60
 	writeJSON(w, r, http.StatusOK, map[string]any{
-		"limit_minutes":     callscribe.Minutes(limit),
-		"used_minutes":      callscribe.Minutes(used),
-		"remaining_minutes": callscribe.Minutes(max(0, limit-used)),
+		"limit_minutes":     callscribe.Minutes(u.LimitSeconds),
+		"used_minutes":      callscribe.Minutes(u.UsedSeconds),
+		"remaining_minutes": callscribe.Minutes(u.RemainingSeconds()),
 	})
 }

@@ -1,7 +1,7 @@
 package httpapi
 
 import (
-	"context"
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
+	"github.com/callscribe/callscribe/shared/jobs"
 )
 
 func (s *Server) createTranscription(w http.ResponseWriter, r *http.Request, accountID string) {
@@ -19,123 +20,25 @@ func (s *Server) createTranscription(w http.ResponseWriter, r *http.Request, acc
 		writeError(w, r, err)
 		return
 	}
-	if up.audio == nil && up.uploadID != "" {
-		if up.audio, err = s.takeUpload(r.Context(), accountID, up.uploadID); err != nil {
-			writeError(w, r, err)
-			return
-		}
+	req := jobs.TranscriptionRequest{
+		AccountID: accountID, UploadID: up.uploadID, Filename: up.filename,
+		Language: up.language, Metadata: up.metadata,
 	}
-	if len(up.audio) == 0 {
-		writeError(w, r, callscribe.Errorf(callscribe.CodeAudioFileMissing, "No audio file was provided in the `file` field."))
-		return
+	if up.audio != nil {
+		req.Audio, req.AudioSize = bytes.NewReader(up.audio), int64(len(up.audio))
 	}
-	if up.badMeta {
-		writeError(w, r, callscribe.Errorf(callscribe.CodeInvalidMetadataJSON, "metadata must be a JSON-encoded object (at most %d bytes).", maxMetadataBytes))
-		return
-	}
-	if up.language != "" && !languageTag.MatchString(up.language) {
-		writeError(w, r, callscribe.Errorf(callscribe.CodeInvalidRequest, "language must be a BCP-47 / ISO 639 tag such as \"en\" or \"en-US\"."))
-		return
-	}
-	info, err := probeAudio(up.audio)
+	job, err := s.deps.Service.SubmitTranscription(r.Context(), req)
 	if err != nil {
 		writeError(w, r, err)
-		return
-	}
-	now := s.now()
-	job := &callscribe.Job{
-		ID:           s.deps.NewID(),
-		AccountID:    accountID,
-		Type:         callscribe.TypeTranscription,
-		Status:       callscribe.StatusQueued,
-		Language:     up.language,
-		AudioSeconds: info.DurationSeconds,
-		AudioFormat:  info.Format,
-		Metadata:     up.metadata,
-		QuotaMonth:   callscribe.QuotaMonth(now),
-		CreatedAt:    now,
-		UpdatedAt:    now,
-	}
-	if up.filename != "" {
-		job.OriginalFilename = &up.filename
-	}
-	job.AudioKey = "audio/" + accountID + "/" + job.ID + "." + string(info.Format)
-	// Audio is stored before the job so a stored job always has its audio.
-	if err := s.deps.Audio.PutAudio(r.Context(), job.AudioKey, bytesReader(up.audio), int64(len(up.audio))); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	quota := &callscribe.QuotaReservation{Month: job.QuotaMonth, LimitSeconds: s.cfg.QuotaMinutes * 60}
-	if err := s.deps.Jobs.CreateJob(r.Context(), job, quota); err != nil {
-		s.discardAudio(r.Context(), job.AudioKey)
-		writeError(w, r, err)
-		return
-	}
-	logger(r.Context()).Info("transcription accepted", "jobId", job.ID, "accountId", accountID, "audioSeconds", job.AudioSeconds, "format", info.Format, "channels", info.Channels)
-	if !s.submit(w, r, job, callscribe.KindTranscribe) {
 		return
 	}
 	writeJSON(w, r, http.StatusAccepted, map[string]any{
-		"job_id": job.ID, "status": job.Status, "received_at": formatTime(now),
+		"job_id": job.ID, "status": job.Status, "received_at": formatTime(job.CreatedAt),
 	})
-}
-
-// submit enqueues the job's work. When the queue refuses, the stored job is
-// marked failed (releasing its minutes) and the caller gets 502.
-func (s *Server) submit(w http.ResponseWriter, r *http.Request, job *callscribe.Job, kind callscribe.MessageKind) bool {
-	err := s.deps.Queue.Enqueue(r.Context(), callscribe.Message{Kind: kind, JobID: job.ID, RequestID: RequestID(r.Context())})
-	if err == nil {
-		return true
-	}
-	log := logger(r.Context())
-	log.Error("submitting job to the pipeline failed", "jobId", job.ID, "err", err)
-	// The request context may be the reason submission failed; the job must still be marked.
-	ctx := context.WithoutCancel(r.Context())
-	_, ferr := s.deps.Jobs.TransitionJob(ctx, callscribe.Transition{
-		JobID: job.ID, From: []callscribe.JobStatus{callscribe.StatusQueued, callscribe.StatusProcessing}, To: callscribe.StatusFailed,
-		Error: &callscribe.JobError{Code: callscribe.JobErrSubmitFailed, Message: "The job could not be submitted to the processing pipeline."},
-		At:    s.now(),
-	})
-	if ferr != nil {
-		log.Error("marking unsubmitted job failed", "jobId", job.ID, "err", ferr)
-	}
-	writeError(w, r, &callscribe.Error{Code: callscribe.CodeProviderSubmitFailed, Message: "The job was stored but could not be submitted for processing; it has been marked failed.", Details: map[string]any{"job_id": job.ID}})
-	return false
-}
-
-func (s *Server) discardAudio(ctx context.Context, key string) {
-	if err := s.deps.Audio.DeleteAudio(context.WithoutCancel(ctx), key); err != nil {
-		logger(ctx).Warn("removing audio of a refused upload failed", "key", key, "err", err)
-	}
-}
-
-// ownedJob loads a job the caller may act on: 404 when absent, 403 when another account's.
-func (s *Server) ownedJob(ctx context.Context, id, accountID string) (*callscribe.Job, error) {
-	if _, err := uuid.Parse(id); err != nil {
-		return nil, callscribe.Errorf(callscribe.CodeJobNotFound, "No job with id %q.", truncate(id, 64))
-	}
-	job, err := s.deps.Jobs.GetJob(ctx, id)
-	if err != nil {
-		if callscribe.IsCode(err, callscribe.CodeJobNotFound) {
-			return nil, callscribe.Errorf(callscribe.CodeJobNotFound, "No job with id %s.", id)
-		}
-		return nil, err
-	}
-	if job.AccountID != accountID {
-		return nil, callscribe.Errorf(callscribe.CodeForbidden, "Job %s belongs to another account.", id)
-	}
-	return job, nil
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 func (s *Server) getJob(w http.ResponseWriter, r *http.Request, accountID string) {
-	job, err := s.ownedJob(r.Context(), r.PathValue("job_id"), accountID)
+	job, err := s.deps.Service.Get(r.Context(), accountID, r.PathValue("job_id"))
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -173,20 +76,8 @@ func jobBody(job *callscribe.Job) map[string]any {
 }
 
 func (s *Server) deleteJob(w http.ResponseWriter, r *http.Request, accountID string) {
-	job, err := s.ownedJob(r.Context(), r.PathValue("job_id"), accountID)
+	job, err := s.deps.Service.Delete(r.Context(), accountID, r.PathValue("job_id"))
 	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	// Audio goes first and at once; if removing the record then fails, a retry
-	// of the DELETE finishes the job (deleting absent audio is not an error).
-	if job.AudioKey != "" {
-		if err := s.deps.Audio.DeleteAudio(r.Context(), job.AudioKey); err != nil {
-			writeError(w, r, err)
-			return
-		}
-	}
-	if err := s.deps.Jobs.DeleteJob(r.Context(), job.ID, s.now()); err != nil {
 		writeError(w, r, err)
 		return
 	}
@@ -194,18 +85,13 @@ func (s *Server) deleteJob(w http.ResponseWriter, r *http.Request, accountID str
 	writeJSON(w, r, http.StatusAccepted, map[string]any{})
 }
 
-const (
-	defaultPageSize = 10
-	maxPageSize     = 100
-)
-
 func (s *Server) listJobs(w http.ResponseWriter, r *http.Request, accountID string) {
 	q := r.URL.Query()
-	req := callscribe.ListRequest{AccountID: accountID, Limit: defaultPageSize}
+	req := callscribe.ListRequest{AccountID: accountID}
 	if v, ok := singleParam(q, "limit"); ok {
 		n, valid := parseLimit(v)
 		if !valid {
-			writeError(w, r, callscribe.Errorf(callscribe.CodeInvalidPagination, "limit must be a positive integer (at most %d is used).", maxPageSize))
+			writeError(w, r, callscribe.Errorf(callscribe.CodeInvalidPagination, "limit must be a positive integer (at most %d is used).", jobs.MaxPageSize))
 			return
 		}
 		req.Limit = n
@@ -224,7 +110,7 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request, accountID stri
 		return
 	}
 	req.Filter = filter
-	page, err := s.deps.Jobs.ListJobs(r.Context(), req)
+	page, err := s.deps.Service.List(r.Context(), req)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -257,12 +143,12 @@ func parseLimit(v string) (int, bool) {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil { // only overflow is left: a huge positive number
-		return maxPageSize, true
+		return jobs.MaxPageSize, true
 	}
 	if n <= 0 {
 		return 0, false
 	}
-	return min(n, maxPageSize), true
+	return min(n, jobs.MaxPageSize), true
 }
 
 func parseFilter(q map[string][]string) (callscribe.JobFilter, error) {

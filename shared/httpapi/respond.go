@@ -54,21 +54,19 @@ func HTTPStatus(code string) int {
 type ctxKey int
 
 const (
-	requestIDKey ctxKey = iota
-	loggerKey
+	loggerKey ctxKey = iota
 	accountKey
 )
 
+// withRequest carries the requestId (read by every layer through
+// callscribe.RequestID) and the request's logger, which has it on every line.
 func withRequest(ctx context.Context, requestID string, log *slog.Logger) context.Context {
-	ctx = context.WithValue(ctx, requestIDKey, requestID)
+	ctx = callscribe.WithRequestID(ctx, requestID)
 	return context.WithValue(ctx, loggerKey, log)
 }
 
 // RequestID returns the requestId of the request being served.
-func RequestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey).(string)
-	return id
-}
+func RequestID(ctx context.Context) string { return callscribe.RequestID(ctx) }
 
 func logger(ctx context.Context) *slog.Logger {
 	if l, ok := ctx.Value(loggerKey).(*slog.Logger); ok {

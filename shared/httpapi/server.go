@@ -4,7 +4,6 @@
 package httpapi
 
 import (
-	"context"
 	"log/slog"
 	"net/http"
 	"time"
@@ -12,18 +11,16 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
+	"github.com/callscribe/callscribe/shared/jobs"
 )
 
-// Sizes the API enforces.
+// Sizes of request bodies the handlers read. The audio and metadata limits are
+// the service's (package jobs); these bound what decoding may read around them.
 const (
-	// MaxAudioBytes is the spec's 10 MB upload limit, read as 10 MiB.
-	MaxAudioBytes = 10 << 20
 	// maxMultipartOverhead allows the form's other fields and part headers.
 	maxMultipartOverhead = 1 << 20
 	// maxJSONBody bounds summarize/tag and dashboard bodies.
 	maxJSONBody = 2 << 20
-	// maxMetadataBytes bounds the metadata form field.
-	maxMetadataBytes = 64 << 10
 )
 
 // SessionAuthenticator resolves the dashboard session of a request to its
@@ -38,35 +35,24 @@ type SessionIssuer interface {
 	Issue(accountID string) (token string, expiresAt time.Time)
 }
 
-// UploadSigner hands out presigned direct-to-storage uploads for files larger
-// than a Lambda request can carry. Optional.
-type UploadSigner interface {
-	// SignUpload returns where and how to POST the file.
-	SignUpload(ctx context.Context, key string, maxBytes int64, expiry time.Duration) (url string, fields map[string]string, err error)
-}
-
-// Config holds the API's settings.
+// Config holds the HTTP layer's own settings.
 type Config struct {
-	QuotaMinutes       float64
-	GatewayKey         string   // when set, the `apikey` header must equal it
-	CallbackAllowHosts []string // CALLBACK_ALLOW_HOSTS
+	GatewayKey string // when set, the `apikey` header must equal it
 	// CursorKey signs pagination cursors (tamper-evident, opaque).
 	CursorKey []byte
 }
 
-// Deps are the ports the handlers use. Identity and Sessions are nil where the
-// dashboard identity lives elsewhere (Cognito on AWS).
+// Deps are what the handlers call. Every decision about jobs, uploads, quota and
+// accounts is the Service's; the handlers authenticate, decode, call it and
+// encode. Sessions authenticates dashboard sessions (our signed tokens locally,
+// Cognito claims on AWS); Issuer is nil where sign-in is not ours (Cognito).
 type Deps struct {
-	Jobs     callscribe.JobStore
-	Accounts callscribe.AccountStore
-	Audio    callscribe.AudioStore
-	Queue    callscribe.Queue
+	Service  *jobs.Service
 	Sessions SessionAuthenticator
 	Issuer   SessionIssuer
-	Uploads  UploadSigner
 	Logger   *slog.Logger
-	Now      func() time.Time
-	NewID    func() string
+	// NewID makes request ids (random UUIDs when nil).
+	NewID func() string
 }
 
 // Server is the HTTP API.
@@ -149,9 +135,6 @@ func NewFallback(deps Deps, cfg Config, known ...Route) *Server {
 func newServer(deps Deps, cfg Config) *Server {
 	if deps.Logger == nil {
 		deps.Logger = slog.Default()
-	}
-	if deps.Now == nil {
-		deps.Now = time.Now
 	}
 	if deps.NewID == nil {
 		deps.NewID = func() string { return uuid.NewString() }

@@ -17,6 +17,7 @@ import (
 	"github.com/callscribe/callscribe/shared/callscribe"
 	"github.com/callscribe/callscribe/shared/diskaudio"
 	"github.com/callscribe/callscribe/shared/identity"
+	"github.com/callscribe/callscribe/shared/jobs"
 	"github.com/callscribe/callscribe/shared/sqlite"
 )
 
@@ -54,9 +55,9 @@ func newFixture(t *testing.T, queue callscribe.Queue, wrap func(callscribe.JobSt
 	if err != nil {
 		t.Fatal(err)
 	}
-	var jobs callscribe.JobStore = db.Jobs()
+	var store callscribe.JobStore = db.Jobs()
 	if wrap != nil {
-		jobs = wrap(jobs)
+		store = wrap(store)
 	}
 	ctx := context.Background()
 	acct := &callscribe.Account{ID: "acct-1", Email: "a@example.com", PasswordHash: "x", CreatedAt: time.Now()}
@@ -68,8 +69,8 @@ func newFixture(t *testing.T, queue callscribe.Queue, wrap func(callscribe.JobSt
 		t.Fatal(err)
 	}
 	sessions := BearerSessions{Sessions: identity.NewSessions([]byte("s"), time.Hour, time.Now)}
-	srv := New(Deps{Jobs: jobs, Accounts: db.Accounts(), Audio: audio, Queue: queue, Sessions: sessions, Issuer: sessions},
-		Config{QuotaMinutes: 10, CursorKey: []byte("cursor-key")})
+	service := jobs.New(jobs.Deps{Jobs: store, Accounts: db.Accounts(), Audio: audio, Queue: queue}, jobs.Config{QuotaMinutes: 10})
+	srv := New(Deps{Service: service, Sessions: sessions, Issuer: sessions}, Config{CursorKey: []byte("cursor-key")})
 	return &fixture{server: srv, jobs: db.Jobs(), apiKey: secret, account: acct.ID}
 }
 

@@ -1,44 +1,38 @@
 package httpapi
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"mime"
 	"mime/multipart"
 	"net/http"
 	"path"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/callscribe/callscribe/shared/audioprobe"
 	"github.com/callscribe/callscribe/shared/callscribe"
+	"github.com/callscribe/callscribe/shared/jobs"
 )
 
-// upload is what the multipart form carried.
+// upload is what the multipart form carried, as sent: the service validates
+// the fields (jobs.Service.SubmitTranscription).
 type upload struct {
 	audio    []byte
 	filename string
 	language string
-	metadata json.RawMessage
+	metadata string
 	uploadID string
-	badMeta  bool
 }
 
-// languageTag accepts BCP-47 / ISO 639 shaped tags such as "en", "en-US", "pt-BR".
-var languageTag = regexp.MustCompile(`^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$`)
-
 // readUpload streams the multipart body. The file is read into memory up to
-// MaxAudioBytes+1 bytes and no further, so an oversized upload costs at most the
-// limit, never the whole body.
+// jobs.MaxAudioBytes+1 bytes and no further, so an oversized upload costs at
+// most the limit, never the whole body.
 func readUpload(w http.ResponseWriter, r *http.Request) (*upload, error) {
 	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mediaType != "multipart/form-data" || params["boundary"] == "" {
 		return nil, callscribe.Errorf(callscribe.CodeAudioFileMissing, "Send the audio as multipart/form-data with a `file` field.")
 	}
-	body := http.MaxBytesReader(w, r.Body, MaxAudioBytes+maxMultipartOverhead)
+	body := http.MaxBytesReader(w, r.Body, jobs.MaxAudioBytes+maxMultipartOverhead)
 	mr := multipart.NewReader(body, params["boundary"])
 	up := &upload{}
 	for {
@@ -55,12 +49,12 @@ func readUpload(w http.ResponseWriter, r *http.Request) (*upload, error) {
 				part.Close()
 				continue // first file wins; extra file parts are ignored
 			}
-			data, err := io.ReadAll(io.LimitReader(part, MaxAudioBytes+1))
+			data, err := io.ReadAll(io.LimitReader(part, jobs.MaxAudioBytes+1))
 			if err != nil {
 				return nil, bodyError(err)
 			}
-			if len(data) > MaxAudioBytes {
-				return nil, callscribe.Errorf(callscribe.CodeFileTooLarge, "The file is larger than the 10 MB (%d bytes) limit.", MaxAudioBytes)
+			if len(data) > jobs.MaxAudioBytes {
+				return nil, jobs.FileTooLarge()
 			}
 			up.audio = data
 			up.filename = cleanFilename(part.FileName())
@@ -71,24 +65,14 @@ func readUpload(w http.ResponseWriter, r *http.Request) (*upload, error) {
 			}
 			up.language = strings.TrimSpace(v)
 		case "metadata":
-			v, err := readField(part, maxMetadataBytes)
-			if err != nil {
-				if callscribe.IsCode(err, callscribe.CodeRequestTooLarge) {
-					up.badMeta = true
-					continue
-				}
+			// An oversized object still goes to the service (which answers
+			// INVALID_METADATA_JSON after the file checks, as for any bad object);
+			// readField has read only one byte past the limit of it.
+			v, err := readField(part, jobs.MaxMetadataBytes)
+			if err != nil && !callscribe.IsCode(err, callscribe.CodeRequestTooLarge) {
 				return nil, err
 			}
-			if strings.TrimSpace(v) == "" {
-				continue
-			}
-			raw := json.RawMessage(bytes.TrimSpace([]byte(v)))
-			var obj map[string]any
-			if raw[0] != '{' || json.Unmarshal(raw, &obj) != nil {
-				up.badMeta = true
-				continue
-			}
-			up.metadata = raw
+			up.metadata = v
 		case "upload_id":
 			v, err := readField(part, 128)
 			if err != nil {
@@ -106,7 +90,8 @@ func readUpload(w http.ResponseWriter, r *http.Request) (*upload, error) {
 	return up, nil
 }
 
-// readField reads a small text field, refusing more than limit bytes.
+// readField reads a small text field, refusing more than limit bytes: then it
+// returns REQUEST_TOO_LARGE with the first limit+1 bytes read.
 func readField(part *multipart.Part, limit int64) (string, error) {
 	data, err := io.ReadAll(io.LimitReader(part, limit+1))
 	if err != nil {
@@ -117,7 +102,7 @@ func readField(part *multipart.Part, limit int64) (string, error) {
 		if _, err := io.Copy(io.Discard, part); err != nil {
 			return "", bodyError(err)
 		}
-		return "", callscribe.Errorf(callscribe.CodeRequestTooLarge, "The %s field is longer than %d bytes.", part.FormName(), limit)
+		return string(data), callscribe.Errorf(callscribe.CodeRequestTooLarge, "The %s field is longer than %d bytes.", part.FormName(), limit)
 	}
 	if !utf8.Valid(data) {
 		return "", callscribe.Errorf(callscribe.CodeInvalidRequest, "The %s field must be UTF-8 text.", part.FormName())
@@ -128,7 +113,7 @@ func readField(part *multipart.Part, limit int64) (string, error) {
 func bodyError(err error) error {
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
-		return callscribe.Errorf(callscribe.CodeFileTooLarge, "The request is larger than the 10 MB (%d bytes) file limit.", MaxAudioBytes)
+		return callscribe.Errorf(callscribe.CodeFileTooLarge, "The request is larger than the 10 MB (%d bytes) file limit.", jobs.MaxAudioBytes)
 	}
 	return callscribe.Errorf(callscribe.CodeInvalidRequest, "The multipart body is malformed or was cut short.")
 }
@@ -149,7 +134,14 @@ func cleanFilename(name string) string {
 	return name
 }
 
-// probeAudio decides format and duration from the content.
-func probeAudio(data []byte) (audioprobe.Info, error) {
-	return audioprobe.Probe(bytes.NewReader(data), int64(len(data)))
+func (s *Server) createUpload(w http.ResponseWriter, r *http.Request, accountID string) {
+	up, err := s.deps.Service.CreateUpload(r.Context(), accountID)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, r, http.StatusCreated, map[string]any{
+		"upload_id": up.ID, "url": up.URL, "fields": up.Fields, "max_bytes": up.MaxBytes,
+		"expires_at": formatTime(up.ExpiresAt),
+	})
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/callscribe/callscribe/shared/callback"
 	"github.com/callscribe/callscribe/shared/callscribe"
+	"github.com/callscribe/callscribe/shared/jobs"
 )
 
 // MaxJobAttempts bounds how often a worker starts the same job. Transient engine
@@ -27,9 +28,11 @@ const MaxJobAttempts = 3
 // (with 30 s re-checks, about four hours).
 const maxRechecks = 500
 
-// Worker handles queue messages. It implements callscribe.MessageHandler.
+// Worker handles queue messages. It implements callscribe.MessageHandler. Job
+// state changes go through the jobs service, the same one the API calls; the
+// worker decides only what to run and when to retry.
 type Worker struct {
-	Jobs        callscribe.JobStore
+	Jobs        *jobs.Service
 	Audio       callscribe.AudioStore
 	Queue       callscribe.Queue
 	Transcriber callscribe.Transcriber
@@ -37,18 +40,10 @@ type Worker struct {
 	Tagger      callscribe.Tagger
 	Notifier    callscribe.Notifier
 	Logger      *slog.Logger
-	Now         func() time.Time
 	// CallbackBackoffBase is CALLBACK_BACKOFF_BASE (default 2s).
 	CallbackBackoffBase time.Duration
 	// CallbackTimeout bounds one delivery attempt (default 30s, the spec's).
 	CallbackTimeout time.Duration
-}
-
-func (w *Worker) now() time.Time {
-	if w.Now == nil {
-		return time.Now().UTC().Truncate(time.Millisecond)
-	}
-	return w.Now().UTC().Truncate(time.Millisecond)
 }
 
 func (w *Worker) logger(m callscribe.Message) *slog.Logger {
@@ -63,6 +58,7 @@ func (w *Worker) logger(m callscribe.Message) *slog.Logger {
 // HandleMessage implements callscribe.MessageHandler. A nil error acknowledges
 // the message; an error asks the queue to deliver it again later.
 func (w *Worker) HandleMessage(ctx context.Context, m callscribe.Message) error {
+	ctx = callscribe.WithRequestID(ctx, m.RequestID)
 	switch m.Kind {
 	case callscribe.KindTranscribe, callscribe.KindDerive:
 		return w.runJob(ctx, m)
@@ -74,11 +70,9 @@ func (w *Worker) HandleMessage(ctx context.Context, m callscribe.Message) error 
 	}
 }
 
-var inProgress = []callscribe.JobStatus{callscribe.StatusQueued, callscribe.StatusProcessing}
-
 func (w *Worker) runJob(ctx context.Context, m callscribe.Message) error {
 	log := w.logger(m)
-	job, err := w.Jobs.GetJob(ctx, m.JobID)
+	job, err := w.Jobs.Job(ctx, m.JobID)
 	if callscribe.IsCode(err, callscribe.CodeJobNotFound) {
 		log.Info("job was deleted before it ran; dropping")
 		return nil
@@ -91,11 +85,8 @@ func (w *Worker) runJob(ctx context.Context, m callscribe.Message) error {
 		// the follow-up was queued: make sure the follow-up exists.
 		return w.afterTerminal(ctx, m, job)
 	}
-	// Claim: queued|processing -> processing. processing is allowed because a
-	// crashed worker leaves its job there and the message comes back.
-	job, err = w.Jobs.TransitionJob(ctx, callscribe.Transition{
-		JobID: job.ID, From: inProgress, To: callscribe.StatusProcessing, CountAttempt: m.Recheck == 0, At: w.now(),
-	})
+	// A re-check of an asynchronous provider's work resumes the same attempt.
+	job, err = w.Jobs.Claim(ctx, job.ID, m.Recheck == 0)
 	if callscribe.IsCode(err, callscribe.CodeConflict) || callscribe.IsCode(err, callscribe.CodeJobNotFound) {
 		log.Info("job finished or was deleted meanwhile; dropping")
 		return nil
@@ -210,19 +201,13 @@ func (w *Worker) transcribe(ctx context.Context, job *callscribe.Job) (*callscri
 // finish moves the job to its terminal state (compare-and-set, so a deleted job
 // is never resurrected) and queues what follows it.
 func (w *Worker) finish(ctx context.Context, m callscribe.Message, job *callscribe.Job, result json.RawMessage, jobErr *callscribe.JobError) error {
-	t := callscribe.Transition{JobID: job.ID, From: []callscribe.JobStatus{callscribe.StatusProcessing}, At: w.now()}
+	var done *callscribe.Job
+	var err error
 	if jobErr != nil {
-		t.To, t.Error = callscribe.StatusFailed, jobErr
+		done, err = w.Jobs.Fail(ctx, job, jobErr)
 	} else {
-		t.To, t.Result = callscribe.StatusSucceeded, result
-		if job.Type.OrDefault() == callscribe.TypeTranscription && job.Language == "" {
-			var detected struct{ Language *string }
-			if json.Unmarshal(result, &detected) == nil && detected.Language != nil {
-				t.Language = *detected.Language
-			}
-		}
+		done, err = w.Jobs.Succeed(ctx, job, result)
 	}
-	done, err := w.Jobs.TransitionJob(ctx, t)
 	if callscribe.IsCode(err, callscribe.CodeConflict) || callscribe.IsCode(err, callscribe.CodeJobNotFound) {
 		w.logger(m).Info("job was deleted or finished by another worker; result discarded")
 		return nil
@@ -255,7 +240,7 @@ func callbackMsgID(jobID string) string {
 
 func (w *Worker) deliverCallback(ctx context.Context, m callscribe.Message) error {
 	log := w.logger(m).With("attempt", m.Attempt, "msgId", m.CallbackMsgID)
-	job, err := w.Jobs.GetJob(ctx, m.JobID)
+	job, err := w.Jobs.Job(ctx, m.JobID)
 	if callscribe.IsCode(err, callscribe.CodeJobNotFound) {
 		log.Warn("tagDelivered abandoned: the tags job was deleted")
 		return nil

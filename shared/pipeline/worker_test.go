@@ -19,6 +19,7 @@ import (
 	"github.com/callscribe/callscribe/shared/callscribe"
 	"github.com/callscribe/callscribe/shared/diskaudio"
 	"github.com/callscribe/callscribe/shared/insights"
+	"github.com/callscribe/callscribe/shared/jobs"
 	"github.com/callscribe/callscribe/shared/sqlite"
 	"github.com/callscribe/callscribe/shared/testengine"
 )
@@ -65,7 +66,8 @@ func newEnv(t *testing.T, engine callscribe.Transcriber) *env {
 	audio, _ := diskaudio.New(filepath.Join(dir, "audio"))
 	q := &captureQueue{}
 	w := &Worker{
-		Jobs: db.Jobs(), Audio: audio, Queue: q, Transcriber: engine,
+		Jobs: jobs.New(jobs.Deps{Jobs: db.Jobs(), Accounts: db.Accounts(), Audio: audio, Queue: q}, jobs.Config{QuotaMinutes: 60}),
+		Audio: audio, Queue: q, Transcriber: engine,
 		Summarizer: insights.NewSummarizer(), Tagger: insights.NewTagger(),
 		Notifier:            callback.NewNotifier(callback.NotifierConfig{AllowHosts: []string{"127.0.0.1"}, Timeout: 2 * time.Second}),
 		CallbackBackoffBase: 20 * time.Millisecond,
@@ -338,7 +340,8 @@ func TestCallbackRetriesSurviveARestart(t *testing.T) {
 
 	run := func(db *sqlite.DB, until func() bool) {
 		w := *e.w
-		w.Jobs, w.Queue = db.Jobs(), db.Queue()
+		w.Jobs = jobs.New(jobs.Deps{Jobs: db.Jobs(), Accounts: db.Accounts(), Audio: e.audio, Queue: db.Queue()}, jobs.Config{QuotaMinutes: 60})
+		w.Queue = db.Queue()
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() {

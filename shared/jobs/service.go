@@ -1,0 +1,181 @@
+// Package jobs is the use-case layer of the service: every decision about jobs,
+// uploads, quota, derived jobs and accounts is made here, once, and every entry
+// point calls it. The HTTP handlers (the v1 API and the dashboard's session
+// routes) only authenticate, decode, call a Service method and encode; the
+// pipeline worker changes job state through the same Service. The Service talks
+// only to the ports of package callscribe, so it runs unchanged on the embedded
+// stack (SQLite, disk, in-process queue) and on AWS (DynamoDB, S3, SQS).
+//
+// What lives here and nowhere else:
+//   - the order of writes when a transcription is accepted (audio first, then
+//     the job with its quota reservation in one atomic store call, then the
+//     queue message), the clean-up of a refused upload, and submit-then-mark-
+//     failed when the queue refuses (SubmitTranscription, Derive);
+//   - the checks of a derived job's source, in the spec's order (Derive);
+//   - ownership: a job of another account is FORBIDDEN, an absent one
+//     JOB_NOT_FOUND (Get, Delete, Derive);
+//   - the two-step upload's staging keys and consumption (CreateUpload);
+//   - the quota figures (Usage), page sizes (List), sign-up rules (Signup);
+//   - which queue message kind re-runs an unfinished job (RequeueUnfinished).
+//
+// The rules that the stores must apply inside their atomic writes (the quota
+// check, a transition's effect, filter matching) are domain functions in
+// package callscribe, so each store only translates them.
+package jobs
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/callscribe/callscribe/shared/callscribe"
+)
+
+// Limits the service enforces.
+const (
+	// MaxAudioBytes is the spec's 10 MB upload limit, read as 10 MiB.
+	MaxAudioBytes = 10 << 20
+	// MaxMetadataBytes bounds the metadata JSON object of an upload.
+	MaxMetadataBytes = 64 << 10
+	// DefaultPageSize and MaxPageSize are the spec's listing page sizes.
+	DefaultPageSize = 10
+	MaxPageSize     = 100
+)
+
+// Config holds the service's settings.
+type Config struct {
+	// QuotaMinutes is the monthly transcription allowance per account.
+	QuotaMinutes float64
+	// CallbackAllowHosts lets callbacks reach these hosts over plain http and on
+	// non-public addresses (CALLBACK_ALLOW_HOSTS).
+	CallbackAllowHosts []string
+}
+
+// Deps are the ports the service uses. Uploads is nil where two-step uploads
+// are not offered.
+type Deps struct {
+	Jobs     callscribe.JobStore
+	Accounts callscribe.AccountStore
+	Audio    callscribe.AudioStore
+	Queue    callscribe.Queue
+	Uploads  callscribe.UploadSigner
+	Logger   *slog.Logger
+	Now      func() time.Time
+	NewID    func() string
+}
+
+// Service is the use-case layer; see the package doc.
+type Service struct {
+	deps Deps
+	cfg  Config
+}
+
+// New builds the service. Logger, Now and NewID default to slog's default
+// logger, the wall clock and random UUIDs.
+func New(deps Deps, cfg Config) *Service {
+	if deps.Logger == nil {
+		deps.Logger = slog.Default()
+	}
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	if deps.NewID == nil {
+		deps.NewID = uuid.NewString
+	}
+	return &Service{deps: deps, cfg: cfg}
+}
+
+// now is the service's clock: UTC, truncated to the millisecond precision the
+// API reports, so a created_at read back compares equal to the stored one.
+func (s *Service) now() time.Time { return s.deps.Now().UTC().Truncate(time.Millisecond) }
+
+// Now returns the service's clock reading (UTC, milliseconds).
+func (s *Service) Now() time.Time { return s.now() }
+
+// logger is the service's logger with the requestId of ctx on every line.
+func (s *Service) logger(ctx context.Context) *slog.Logger {
+	return s.deps.Logger.With("requestId", callscribe.RequestID(ctx))
+}
+
+// limitSeconds is the monthly allowance in seconds.
+func (s *Service) limitSeconds() float64 { return s.cfg.QuotaMinutes * 60 }
+
+// Get returns a job the account owns: JOB_NOT_FOUND when absent (or the id is
+// not a UUID), FORBIDDEN when another account's.
+func (s *Service) Get(ctx context.Context, accountID, jobID string) (*callscribe.Job, error) {
+	if _, err := uuid.Parse(jobID); err != nil {
+		return nil, callscribe.Errorf(callscribe.CodeJobNotFound, "No job with id %q.", truncate(jobID, 64))
+	}
+	job, err := s.deps.Jobs.GetJob(ctx, jobID)
+	if err != nil {
+		if callscribe.IsCode(err, callscribe.CodeJobNotFound) {
+			return nil, callscribe.Errorf(callscribe.CodeJobNotFound, "No job with id %s.", jobID)
+		}
+		return nil, err
+	}
+	if job.AccountID != accountID {
+		return nil, callscribe.Errorf(callscribe.CodeForbidden, "Job %s belongs to another account.", jobID)
+	}
+	return job, nil
+}
+
+// Delete removes a job the account owns: its audio at once, then the record
+// (hidden from reads and listings at once, purged after the retention period).
+func (s *Service) Delete(ctx context.Context, accountID, jobID string) (*callscribe.Job, error) {
+	job, err := s.Get(ctx, accountID, jobID)
+	if err != nil {
+		return nil, err
+	}
+	// Audio goes first and at once; if removing the record then fails, a retry
+	// of the delete finishes the job (deleting absent audio is not an error).
+	if job.AudioKey != "" {
+		if err := s.deps.Audio.DeleteAudio(ctx, job.AudioKey); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.deps.Jobs.DeleteJob(ctx, job.ID, s.now()); err != nil {
+		return nil, err
+	}
+	return job, nil
+}
+
+// List returns one page of the account's jobs, newest first. A zero Limit is
+// the default page size; larger than the maximum is capped, as the spec says.
+func (s *Service) List(ctx context.Context, req callscribe.ListRequest) (*callscribe.JobPage, error) {
+	switch {
+	case req.Limit <= 0:
+		req.Limit = DefaultPageSize
+	case req.Limit > MaxPageSize:
+		req.Limit = MaxPageSize
+	}
+	return s.deps.Jobs.ListJobs(ctx, req)
+}
+
+// Usage is an account's quota state for the current month.
+type Usage struct {
+	LimitSeconds float64
+	UsedSeconds  float64
+}
+
+// RemainingSeconds never goes below zero.
+func (u Usage) RemainingSeconds() float64 { return max(0, u.LimitSeconds-u.UsedSeconds) }
+
+// Usage returns the quota state enforced at upload: the same month key and
+// limit SubmitTranscription reserves against.
+func (s *Service) Usage(ctx context.Context, accountID string) (Usage, error) {
+	used, err := s.deps.Jobs.UsedSeconds(ctx, accountID, callscribe.QuotaMonth(s.now()))
+	if err != nil {
+		return Usage{}, err
+	}
+	return Usage{LimitSeconds: s.limitSeconds(), UsedSeconds: used}, nil
+}
+
+// truncate bounds caller-supplied text echoed in an error message.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,228 @@
+package jobs
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/callscribe/callscribe/shared/audioprobe"
+	"github.com/callscribe/callscribe/shared/callscribe"
+)
+
+// TranscriptionRequest is an accepted upload, decoded by a handler. Exactly
+// one of Audio and UploadID names the audio; Metadata and Language are the
+// form fields as sent (validated here, so every entry point applies the same
+// rules).
+type TranscriptionRequest struct {
+	AccountID string
+	// Audio is the uploaded file, AudioSize its length in bytes (at most
+	// MaxAudioBytes: the handler stops reading past it and answers
+	// FILE_TOO_LARGE itself, so no more than the limit is ever held).
+	Audio     io.ReadSeeker
+	AudioSize int64
+	// UploadID names a finished two-step upload, used when Audio is nil.
+	UploadID string
+	Filename string
+	Language string
+	// Metadata is the raw metadata field; "" or blank for none. It must be a
+	// JSON object of at most MaxMetadataBytes.
+	Metadata string
+}
+
+// languageTag accepts BCP-47 / ISO 639 shaped tags such as "en", "en-US", "pt-BR".
+var languageTag = regexp.MustCompile(`^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$`)
+
+// SubmitTranscription validates an upload, stores its audio, stores the job
+// with its quota reservation (atomically) and submits it to the pipeline. The
+// checks run in a fixed order, so the same bad upload always gets the same
+// code: staged upload (UPLOAD_NOT_FOUND, FILE_TOO_LARGE), file present
+// (AUDIO_FILE_MISSING), metadata (INVALID_METADATA_JSON), language
+// (INVALID_REQUEST), format and duration (415, AUDIO_DURATION_UNKNOWN), quota
+// (QUOTA_EXCEEDED), submission (PROVIDER_SUBMIT_FAILED, with the job failed).
+func (s *Service) SubmitTranscription(ctx context.Context, req TranscriptionRequest) (*callscribe.Job, error) {
+	audio, size := req.Audio, req.AudioSize
+	if audio == nil && req.UploadID != "" {
+		data, err := s.takeUpload(ctx, req.AccountID, req.UploadID)
+		if err != nil {
+			return nil, err
+		}
+		audio, size = bytes.NewReader(data), int64(len(data))
+	}
+	if audio == nil || size == 0 {
+		return nil, callscribe.Errorf(callscribe.CodeAudioFileMissing, "No audio file was provided in the `file` field.")
+	}
+	metadata, err := parseMetadata(req.Metadata)
+	if err != nil {
+		return nil, err
+	}
+	language := strings.TrimSpace(req.Language)
+	if language != "" && !languageTag.MatchString(language) {
+		return nil, callscribe.Errorf(callscribe.CodeInvalidRequest, "language must be a BCP-47 / ISO 639 tag such as \"en\" or \"en-US\".")
+	}
+	info, err := audioprobe.Probe(audio, size)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := audio.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	now := s.now()
+	job := &callscribe.Job{
+		ID:           s.deps.NewID(),
+		AccountID:    req.AccountID,
+		Type:         callscribe.TypeTranscription,
+		Status:       callscribe.StatusQueued,
+		Language:     language,
+		AudioSeconds: info.DurationSeconds,
+		AudioFormat:  info.Format,
+		Metadata:     metadata,
+		QuotaMonth:   callscribe.QuotaMonth(now),
+		CreatedAt:    now,
+		UpdatedAt:    now,
+	}
+	if req.Filename != "" {
+		name := req.Filename
+		job.OriginalFilename = &name
+	}
+	job.AudioKey = audioKey(req.AccountID, job.ID, info.Format)
+	// Audio is stored before the job, so a stored job always has its audio.
+	if err := s.deps.Audio.PutAudio(ctx, job.AudioKey, audio, size); err != nil {
+		return nil, err
+	}
+	quota := &callscribe.QuotaReservation{Month: job.QuotaMonth, LimitSeconds: s.limitSeconds()}
+	if err := s.deps.Jobs.CreateJob(ctx, job, quota); err != nil {
+		s.discardAudio(ctx, job.AudioKey)
+		return nil, err
+	}
+	s.logger(ctx).InfoContext(ctx, "transcription accepted", "jobId", job.ID, "accountId", req.AccountID,
+		"audioSeconds", job.AudioSeconds, "format", info.Format, "channels", info.Channels)
+	if err := s.submit(ctx, job); err != nil {
+		return nil, err
+	}
+	return job, nil
+}
+
+// audioKey is where a job's audio lives in the AudioStore.
+func audioKey(accountID, jobID string, format callscribe.AudioFormat) string {
+	return "audio/" + accountID + "/" + jobID + "." + string(format)
+}
+
+// parseMetadata accepts a JSON object of at most MaxMetadataBytes; blank is none.
+func parseMetadata(raw string) (json.RawMessage, error) {
+	invalid := callscribe.Errorf(callscribe.CodeInvalidMetadataJSON, "metadata must be a JSON-encoded object (at most %d bytes).", MaxMetadataBytes)
+	if len(raw) > MaxMetadataBytes {
+		return nil, invalid
+	}
+	trimmed := bytes.TrimSpace([]byte(raw))
+	if len(trimmed) == 0 {
+		return nil, nil
+	}
+	var obj map[string]any
+	if trimmed[0] != '{' || json.Unmarshal(trimmed, &obj) != nil {
+		return nil, invalid
+	}
+	return json.RawMessage(trimmed), nil
+}
+
+// submit enqueues the job's work. When the queue refuses, the stored job is
+// marked failed (releasing its minutes) and the caller gets 502
+// PROVIDER_SUBMIT_FAILED naming the job.
+func (s *Service) submit(ctx context.Context, job *callscribe.Job) error {
+	// The message carries the requestId, so worker log lines trace back to the call.
+	err := s.deps.Queue.Enqueue(ctx, callscribe.Message{Kind: callscribe.WorkKind(job.Type), JobID: job.ID, RequestID: callscribe.RequestID(ctx)})
+	if err == nil {
+		return nil
+	}
+	log := s.logger(ctx).With("jobId", job.ID)
+	log.ErrorContext(ctx, "submitting job to the pipeline failed", "err", err)
+	// The request's context may be why submission failed; the job must still be marked.
+	_, ferr := s.deps.Jobs.TransitionJob(context.WithoutCancel(ctx), callscribe.Transition{
+		JobID: job.ID, From: inProgress, To: callscribe.StatusFailed,
+		Error: &callscribe.JobError{Code: callscribe.JobErrSubmitFailed, Message: "The job could not be submitted to the processing pipeline."},
+		At:    s.now(),
+	})
+	if ferr != nil {
+		log.ErrorContext(ctx, "marking unsubmitted job failed", "err", ferr)
+	}
+	return &callscribe.Error{Code: callscribe.CodeProviderSubmitFailed, Message: "The job was stored but could not be submitted for processing; it has been marked failed.", Details: map[string]any{"job_id": job.ID}}
+}
+
+func (s *Service) discardAudio(ctx context.Context, key string) {
+	if err := s.deps.Audio.DeleteAudio(context.WithoutCancel(ctx), key); err != nil {
+		s.logger(ctx).WarnContext(ctx, "removing audio of a refused upload failed", "key", key, "err", err)
+	}
+}
+
+// Two-step uploads, for files larger than a Lambda request carries: the client
+// gets a presigned POST, uploads the file straight to storage, then creates the
+// transcription with the upload id in place of the file.
+const UploadExpiry = 15 * time.Minute
+
+// UploadsPrefix is the staging area of two-step uploads in the AudioStore;
+// objects left there were abandoned (the bucket expires them after a day, the
+// local process's purge likewise).
+const UploadsPrefix = "uploads"
+
+func uploadKey(accountID, uploadID string) string {
+	return UploadsPrefix + "/" + accountID + "/" + uploadID
+}
+
+// Upload is a presigned direct-to-storage upload.
+type Upload struct {
+	ID        string
+	URL       string
+	Fields    map[string]string
+	MaxBytes  int64
+	ExpiresAt time.Time
+}
+
+// CreateUpload signs a two-step upload staged under the account's prefix, so
+// only that account can turn it into a job.
+func (s *Service) CreateUpload(ctx context.Context, accountID string) (*Upload, error) {
+	if s.deps.Uploads == nil {
+		return nil, callscribe.Errorf(callscribe.CodeNotFound, "Two-step uploads are not available in this deployment.")
+	}
+	id := s.deps.NewID()
+	url, fields, err := s.deps.Uploads.SignUpload(ctx, uploadKey(accountID, id), MaxAudioBytes, UploadExpiry)
+	if err != nil {
+		return nil, err
+	}
+	return &Upload{ID: id, URL: url, Fields: fields, MaxBytes: MaxAudioBytes, ExpiresAt: s.now().Add(UploadExpiry)}, nil
+}
+
+// takeUpload reads a finished two-step upload (bounded) and removes the staging
+// object; the audio is stored again under the job's own key.
+func (s *Service) takeUpload(ctx context.Context, accountID, uploadID string) ([]byte, error) {
+	if len(uploadID) > 64 || strings.ContainsAny(uploadID, "/\\.") {
+		return nil, callscribe.Errorf(callscribe.CodeUploadNotFound, "No finished upload with id %q.", truncate(uploadID, 64))
+	}
+	rc, err := s.deps.Audio.OpenAudio(ctx, uploadKey(accountID, uploadID))
+	if callscribe.IsCode(err, callscribe.CodeNotFound) {
+		return nil, callscribe.Errorf(callscribe.CodeUploadNotFound, "No finished upload with id %q.", uploadID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(rc, MaxAudioBytes+1))
+	rc.Close()
+	if err != nil {
+		return nil, err
+	}
+	// The staged object is consumed either way: an oversized one is useless.
+	if err := s.deps.Audio.DeleteAudio(ctx, uploadKey(accountID, uploadID)); err != nil {
+		s.logger(ctx).WarnContext(ctx, "removing staged upload failed", "uploadId", uploadID, "err", err)
+	}
+	if len(data) > MaxAudioBytes {
+		return nil, FileTooLarge()
+	}
+	return data, nil
+}
+
+// FileTooLarge is the 413 of an upload over the 10 MB limit.
+func FileTooLarge() error {
+	return callscribe.Errorf(callscribe.CodeFileTooLarge, "The file is larger than the 10 MB (%d bytes) limit.", MaxAudioBytes)
+}
