@@ -73,4 +73,3 @@ func (s *Service) takeUpload(ctx context.Context, accountID, uploadID string) ([
 	}
 	return data, nil
 }
-
