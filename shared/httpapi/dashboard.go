@@ -11,23 +11,24 @@ type credentials struct {
 	Password string `json:"password"`
 }
 
-func (s *Server) identityAvailable(w http.ResponseWriter, r *http.Request) bool {
-	if s.deps.Issuer == nil {
-		writeError(w, r, callscribe.Errorf(callscribe.CodeNotFound, "Local sign-up and sign-in are not available in this deployment."))
-		return false
+// credentialsHandler decodes the email and password of the local identity's
+// sign-up and sign-in, which exist only where sign-in is ours (not Cognito's).
+func (s *Server) credentialsHandler(next func(w http.ResponseWriter, r *http.Request, c credentials)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if s.deps.Issuer == nil {
+			writeError(w, r, callscribe.Errorf(callscribe.CodeNotFound, "Local sign-up and sign-in are not available in this deployment."))
+			return
+		}
+		var c credentials
+		if err := decodeJSON(w, r, &c); err != nil {
+			writeError(w, r, err)
+			return
+		}
+		next(w, r, c)
 	}
-	return true
 }
 
-func (s *Server) signup(w http.ResponseWriter, r *http.Request) {
-	if !s.identityAvailable(w, r) {
-		return
-	}
-	var c credentials
-	if err := decodeJSON(w, r, &c); err != nil {
-		writeError(w, r, err)
-		return
-	}
+func (s *Server) signup(w http.ResponseWriter, r *http.Request, c credentials) {
 	acct, err := s.deps.Service.Signup(r.Context(), c.Email, c.Password)
 	if err != nil {
 		writeError(w, r, err)
@@ -37,15 +38,7 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, r, http.StatusCreated, map[string]any{"account_id": acct.ID})
 }
 
-func (s *Server) login(w http.ResponseWriter, r *http.Request) {
-	if !s.identityAvailable(w, r) {
-		return
-	}
-	var c credentials
-	if err := decodeJSON(w, r, &c); err != nil {
-		writeError(w, r, err)
-		return
-	}
+func (s *Server) login(w http.ResponseWriter, r *http.Request, c credentials) {
 	acct, err := s.deps.Service.Login(r.Context(), c.Email, c.Password)
 	if err != nil {
 		writeError(w, r, err)
