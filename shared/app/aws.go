@@ -98,7 +98,7 @@ func OpenAWS(ctx context.Context, cfg Config, logger *slog.Logger) (*AWS, error)
 		Queue:    router,
 	}
 	a.Service = jobs.New(jobs.Deps{
-		Jobs: a.Jobs, Accounts: a.Accounts, Audio: a.Audio, Queue: router, Uploads: uploadSigner{a.Audio}, Logger: logger,
+		Jobs: a.Jobs, Accounts: a.Accounts, Audio: a.Audio, Queue: router, Uploads: uploadSigner{a.Audio}, AudioLinks: a.Audio, Logger: logger,
 	}, jobs.Config{QuotaMinutes: cfg.QuotaMinutes, CallbackAllowHosts: cfg.CallbackAllowHosts})
 	a.deps = httpapi.Deps{Service: a.Service, Sessions: CognitoSessions{}, Logger: logger}
 	a.api = httpapi.Config{

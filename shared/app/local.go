@@ -34,8 +34,10 @@ type Local struct {
 	Logger *slog.Logger
 	DB     *sqlite.DB
 	Audio  *diskaudio.Store
-	// Uploads receives the two-step path's presigned uploads (S3's role on AWS).
+	// Uploads receives the two-step path's presigned uploads and Links serves
+	// the audio player's presigned reads (S3's roles on AWS).
 	Uploads *diskaudio.Uploads
+	Links   *diskaudio.Links
 	Engines *Engines
 	Service *jobs.Service
 	Server  *httpapi.Server
@@ -67,9 +69,10 @@ func OpenLocal(cfg Config, logger *slog.Logger) (*Local, error) {
 	}
 	sessions := httpapi.BearerSessions{Sessions: identity.NewSessions(secret, SessionTTL, time.Now)}
 	uploads := diskaudio.NewUploads(audio, identity.DeriveKey(secret, "local-uploads"), time.Now)
+	links := diskaudio.NewLinks(audio, identity.DeriveKey(secret, "local-audio-links"), time.Now)
 	queue := db.Queue()
 	service := jobs.New(jobs.Deps{
-		Jobs: db.Jobs(), Accounts: db.Accounts(), Audio: audio, Queue: queue, Uploads: uploads, Logger: logger,
+		Jobs: db.Jobs(), Accounts: db.Accounts(), Audio: audio, Queue: queue, Uploads: uploads, AudioLinks: links, Logger: logger,
 	}, jobs.Config{QuotaMinutes: cfg.QuotaMinutes, CallbackAllowHosts: cfg.CallbackAllowHosts})
 	server := httpapi.New(httpapi.Deps{Service: service, Sessions: sessions, Issuer: sessions, Logger: logger},
 		httpapi.Config{GatewayKey: cfg.GatewayKey, CursorKey: identity.DeriveKey(secret, "list-cursor")})
@@ -81,7 +84,7 @@ func OpenLocal(cfg Config, logger *slog.Logger) (*Local, error) {
 		CallbackBackoffBase: cfg.CallbackBackoffBase,
 		CallbackTimeout:     cfg.CallbackTimeout,
 	}
-	return &Local{Config: cfg, Logger: logger, DB: db, Audio: audio, Uploads: uploads, Engines: engines, Service: service, Server: server, Worker: worker}, nil
+	return &Local{Config: cfg, Logger: logger, DB: db, Audio: audio, Uploads: uploads, Links: links, Engines: engines, Service: service, Server: server, Worker: worker}, nil
 }
 
 // sessionSecret is SESSION_SECRET, or a random secret generated once and kept
@@ -128,8 +131,10 @@ func (l *Local) Run(ctx context.Context, ready func(addr string)) error {
 		return fmt.Errorf("listening on LISTEN_ADDR=%s: %w", l.Config.ListenAddr, err)
 	}
 	l.Uploads.SetBaseURL("http://" + ln.Addr().String())
+	l.Links.SetBaseURL("http://" + ln.Addr().String())
 	routes := http.NewServeMux()
 	routes.Handle(diskaudio.UploadPath, l.Uploads)
+	routes.Handle(diskaudio.AudioPath, l.Links)
 	routes.Handle("/", l.Server)
 	srv := &http.Server{Handler: routes, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
 

@@ -90,6 +90,14 @@ type UploadSigner interface {
 	SignUpload(ctx context.Context, key string, maxBytes int64, expiry time.Duration) (url string, fields map[string]string, err error)
 }
 
+// AudioLinker hands out short-lived URLs that read one stored audio object,
+// for players that cannot send credentials (a browser's <audio> element): a
+// presigned S3 GET on AWS, an HMAC-signed link served by the local process on
+// the embedded stack. Both answer HTTP Range requests.
+type AudioLinker interface {
+	AudioURL(ctx context.Context, key string, expiry time.Duration) (string, error)
+}
+
 // MessageKind names the work a queue message asks for.
 type MessageKind string
 

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
+	"github.com/callscribe/callscribe/shared/jobs"
 )
 
 type credentials struct {
@@ -94,5 +95,32 @@ func (s *Server) usage(w http.ResponseWriter, r *http.Request, accountID string)
 		"limit_minutes":     callscribe.Minutes(u.LimitSeconds),
 		"used_minutes":      callscribe.Minutes(u.UsedSeconds),
 		"remaining_minutes": callscribe.Minutes(u.RemainingSeconds()),
+	})
+}
+
+// jobAudio hands the dashboard's player a short-lived link to a job's audio.
+func (s *Server) jobAudio(w http.ResponseWriter, r *http.Request, accountID string) {
+	link, err := s.deps.Service.AudioLink(r.Context(), accountID, r.PathValue("job_id"))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, r, http.StatusOK, map[string]any{"url": link.URL, "expires_at": formatTime(link.ExpiresAt)})
+}
+
+// limits tells the dashboard the service's upload and listing rules, so the
+// front end checks a file before sending it without restating the rules.
+func (s *Server) limits(w http.ResponseWriter, r *http.Request, _ string) {
+	direct := s.cfg.DirectUploadMaxBytes
+	if direct <= 0 || direct > jobs.MaxAudioBytes {
+		direct = jobs.MaxAudioBytes
+	}
+	writeJSON(w, r, http.StatusOK, map[string]any{
+		"max_audio_bytes":         jobs.MaxAudioBytes,
+		"direct_upload_max_bytes": direct,
+		"audio_formats":           []string{string(callscribe.FormatMP3), string(callscribe.FormatWAV)},
+		"max_metadata_bytes":      jobs.MaxMetadataBytes,
+		"default_page_size":       jobs.DefaultPageSize,
+		"max_page_size":           jobs.MaxPageSize,
 	})
 }

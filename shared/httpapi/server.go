@@ -40,6 +40,10 @@ type Config struct {
 	GatewayKey string // when set, the `apikey` header must equal it
 	// CursorKey signs pagination cursors (tamper-evident, opaque).
 	CursorKey []byte
+	// DirectUploadMaxBytes is the largest file one request can carry in this
+	// deployment (a Lambda request body is at most 6 MB, base64-encoded by API
+	// Gateway); larger files take the two-step upload. 0 means the 10 MiB limit.
+	DirectUploadMaxBytes int64
 }
 
 // Deps are what the handlers call. Every decision about jobs, uploads, quota and
@@ -82,6 +86,20 @@ const (
 	RouteListAPIKeys         Route = "GET /dashboard/api-keys"
 	RouteRevokeAPIKey        Route = "DELETE /dashboard/api-keys/{key_id}"
 	RouteHealth              Route = "GET /healthz"
+
+	// The dashboard's session routes: the API-key routes' own handlers behind
+	// the dashboard session instead of an API key, so ownership, quota,
+	// validation and error codes cannot differ between the two.
+	RouteDashboardListJobs     Route = "GET /dashboard/jobs"
+	RouteDashboardCreateJob    Route = "POST /dashboard/jobs"
+	RouteDashboardGetJob       Route = "GET /dashboard/jobs/{job_id}"
+	RouteDashboardDeleteJob    Route = "DELETE /dashboard/jobs/{job_id}"
+	RouteDashboardJobAudio     Route = "GET /dashboard/jobs/{job_id}/audio"
+	RouteDashboardCreateUpload Route = "POST /dashboard/uploads"
+	RouteDashboardSummarize    Route = "POST /dashboard/summarize"
+	RouteDashboardTag          Route = "POST /dashboard/tag"
+	RouteDashboardTaxonomy     Route = "GET /dashboard/taxonomy"
+	RouteDashboardLimits       Route = "GET /dashboard/limits"
 )
 
 // New builds the server. With no routes given it serves all of them; a Lambda
@@ -104,6 +122,17 @@ func New(deps Deps, cfg Config, routes ...Route) *Server {
 		RouteListAPIKeys:         s.session(s.listAPIKeys),
 		RouteRevokeAPIKey:        s.session(s.revokeAPIKey),
 		RouteHealth:              s.health,
+
+		RouteDashboardListJobs:     s.session(s.listJobs),
+		RouteDashboardCreateJob:    s.session(s.createTranscription),
+		RouteDashboardGetJob:       s.session(s.getJob),
+		RouteDashboardDeleteJob:    s.session(s.deleteJob),
+		RouteDashboardJobAudio:     s.session(s.jobAudio),
+		RouteDashboardCreateUpload: s.session(s.createUpload),
+		RouteDashboardSummarize:    s.session(s.derive(callscribe.TypeSummary)),
+		RouteDashboardTag:          s.session(s.derive(callscribe.TypeTags)),
+		RouteDashboardTaxonomy:     s.session(s.taxonomy),
+		RouteDashboardLimits:       s.session(s.limits),
 	}
 	if len(routes) == 0 {
 		for r := range handlers {
@@ -152,6 +181,11 @@ func (s *Server) handle(r Route, h http.HandlerFunc) {
 	case RouteDeleteJob:
 		s.mux.HandleFunc("DELETE /v1/transcriptions/{$}", s.apiKey(s.missingJobID))
 		s.mux.HandleFunc("DELETE /v1/transcriptions", s.apiKey(s.missingJobID))
+	case RouteDashboardGetJob:
+		s.mux.HandleFunc("GET /dashboard/jobs/{$}", s.session(s.missingJobID))
+	case RouteDashboardDeleteJob:
+		s.mux.HandleFunc("DELETE /dashboard/jobs/{$}", s.session(s.missingJobID))
+		s.mux.HandleFunc("DELETE /dashboard/jobs", s.session(s.missingJobID))
 	}
 }
 

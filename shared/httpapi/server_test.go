@@ -37,10 +37,12 @@ func (q *recordingQueue) Enqueue(_ context.Context, m callscribe.Message) error 
 }
 
 type fixture struct {
-	server  *Server
-	jobs    callscribe.JobStore
-	apiKey  string
-	account string
+	server   *Server
+	jobs     callscribe.JobStore
+	apiKey   string
+	account  string
+	sessions BearerSessions
+	links    *diskaudio.Links
 }
 
 func newFixture(t *testing.T, queue callscribe.Queue, wrap func(callscribe.JobStore) callscribe.JobStore) *fixture {
@@ -69,9 +71,10 @@ func newFixture(t *testing.T, queue callscribe.Queue, wrap func(callscribe.JobSt
 		t.Fatal(err)
 	}
 	sessions := BearerSessions{Sessions: identity.NewSessions([]byte("s"), time.Hour, time.Now)}
-	service := jobs.New(jobs.Deps{Jobs: store, Accounts: db.Accounts(), Audio: audio, Queue: queue}, jobs.Config{QuotaMinutes: 10})
-	srv := New(Deps{Service: service, Sessions: sessions, Issuer: sessions}, Config{CursorKey: []byte("cursor-key")})
-	return &fixture{server: srv, jobs: db.Jobs(), apiKey: secret, account: acct.ID}
+	links := diskaudio.NewLinks(audio, []byte("links"), time.Now)
+	service := jobs.New(jobs.Deps{Jobs: store, Accounts: db.Accounts(), Audio: audio, Queue: queue, AudioLinks: links}, jobs.Config{QuotaMinutes: 10})
+	srv := New(Deps{Service: service, Sessions: sessions, Issuer: sessions}, Config{CursorKey: []byte("cursor-key"), DirectUploadMaxBytes: 4 << 20})
+	return &fixture{server: srv, jobs: db.Jobs(), apiKey: secret, account: acct.ID, sessions: sessions, links: links}
 }
 
 // wav returns a canonical 16-bit PCM mono WAV of the given length with a tone.

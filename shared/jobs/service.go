@@ -53,17 +53,18 @@ type Config struct {
 	CallbackAllowHosts []string
 }
 
-// Deps are the ports the service uses. Uploads is nil where two-step uploads
-// are not offered.
+// Deps are the ports the service uses. Uploads and AudioLinks are nil where
+// two-step uploads or audio playback links are not offered.
 type Deps struct {
-	Jobs     callscribe.JobStore
-	Accounts callscribe.AccountStore
-	Audio    callscribe.AudioStore
-	Queue    callscribe.Queue
-	Uploads  callscribe.UploadSigner
-	Logger   *slog.Logger
-	Now      func() time.Time
-	NewID    func() string
+	Jobs       callscribe.JobStore
+	Accounts   callscribe.AccountStore
+	Audio      callscribe.AudioStore
+	Queue      callscribe.Queue
+	Uploads    callscribe.UploadSigner
+	AudioLinks callscribe.AudioLinker
+	Logger     *slog.Logger
+	Now        func() time.Time
+	NewID      func() string
 }
 
 // Service is the use-case layer; see the package doc.
