@@ -92,9 +92,6 @@ func New(deps Deps, cfg Config) *Service {
 // API reports, so a created_at read back compares equal to the stored one.
 func (s *Service) now() time.Time { return s.deps.Now().UTC().Truncate(time.Millisecond) }
 
-// Now returns the service's clock reading (UTC, milliseconds).
-func (s *Service) Now() time.Time { return s.now() }
-
 // logger is the service's logger with the requestId of ctx on every line.
 func (s *Service) logger(ctx context.Context) *slog.Logger {
 	return s.deps.Logger.With("requestId", callscribe.RequestID(ctx))
