@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/callscribe/callscribe/shared/awstranscribe"
-	"github.com/callscribe/callscribe/shared/bedrock"
 	"github.com/callscribe/callscribe/shared/callscribe"
+	"github.com/callscribe/callscribe/shared/llminsights"
 )
 
 // isolateAWSEnv keeps the default credential chain away from any real profile
@@ -62,7 +62,8 @@ func TestAWSProvidersBuildWithoutCallingAWS(t *testing.T) {
 	if _, ok := e.Transcriber.(*awstranscribe.Transcriber); !ok {
 		t.Errorf("transcriber is %T", e.Transcriber)
 	}
-	if _, ok := e.Tagger.(*bedrock.Tagger); !ok {
+	// The tagger is the shared LLM tagger; the request below shows it talks to Bedrock.
+	if _, ok := e.Tagger.(*llminsights.Tagger); !ok {
 		t.Errorf("tagger is %T", e.Tagger)
 	}
 	if hits.Load() != 0 {

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
+	"github.com/callscribe/callscribe/shared/llminsights/llminsightstest"
 )
 
 const testModel = "anthropic.claude-3-haiku-20240307-v1:0"
@@ -314,10 +315,31 @@ func TestUnreachableEndpoint(t *testing.T) {
 	}
 }
 
-func TestRenderTranscriptBoundsLongCalls(t *testing.T) {
-	long := callscribe.Transcript{Text: "START " + strings.Repeat("words words ", 20000) + " END"}
-	got := renderTranscript(long)
-	if len(got) > maxTranscriptChars+100 || !strings.HasPrefix(got, "START") || !strings.HasSuffix(got, "END") || !strings.Contains(got, "omitted") {
-		t.Errorf("rendered %d chars; head %q tail %q", len(got), got[:10], got[len(got)-10:])
+// A transcript that tries to end its fence and give orders goes over the wire
+// inside the fence, unchanged, with the system prompt saying it is data; what
+// the model answers outside the taxonomy is dropped.
+func TestPromptInjectionStaysInsideTheFence(t *testing.T) {
+	s := newConverseServer(t, toolAnswer("record_call_tags", map[string]any{
+		"call_reason": []any{"HACKED", "billing"}, "customer_sentiment": []any{"positive"},
+		"call_outcome": []any{"resolved"}, "agent_approach": []any{"professional"},
+	}))
+	res, err := NewTagger(newClient(t, s)).Tag(t.Context(), callscribe.Transcript{Text: llminsightstest.Injection})
+	if err != nil {
+		t.Fatal(err)
+	}
+	system := dig(t, s.body, "system", 0, "text").(string)
+	user := dig(t, s.body, "messages", 0, "content", 0, "text").(string)
+	inside, err := llminsightstest.Unfence(system, user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inside != llminsightstest.Injection {
+		t.Fatalf("transcript inside the fence %q", inside)
+	}
+	if msgs := dig(t, s.body, "messages").([]any); len(msgs) != 1 {
+		t.Fatalf("the transcript was split over %d messages", len(msgs))
+	}
+	if strings.Join(res.Tags["call_reason"], ",") != "billing" || res.MetaData["dropped"] != 1 {
+		t.Fatalf("tags %v meta %v", res.Tags, res.MetaData)
 	}
 }

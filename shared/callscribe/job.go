@@ -85,6 +85,17 @@ type ProviderError struct {
 	Message string `json:"message"`
 }
 
+// ProviderFailure fails a job with provider_error, carrying the provider's own
+// code and message (e.g. ThrottlingException, malformed_content) so a failed
+// job says why; the top-level message stays generic.
+func ProviderFailure(code, message string) *JobError {
+	return &JobError{
+		Code:          JobErrProviderError,
+		Message:       "The provider could not process the request.",
+		ProviderError: &ProviderError{Code: code, Message: message},
+	}
+}
+
 // AudioFormat is decided from the file's content, never its name.
 type AudioFormat string
 

@@ -190,3 +190,25 @@ func FillTagDefaults(tags map[string][]string) (filled []string) {
 	}
 	return filled
 }
+
+// Normalize holds a tagger's result to the taxonomy: the one place the rule is
+// applied (every tagger calls it, and the pipeline calls it again before a
+// result is stored, whatever the tagger). Unknown categories and values, and
+// values past a category's maximum, are dropped and added to
+// meta_data.dropped; a category left below its minimum gets its default, named
+// in meta_data.defaulted. Normalizing a normalized result changes nothing.
+func (r *TagsResult) Normalize() {
+	tags, dropped := NormalizeTags(r.Tags)
+	filled := FillTagDefaults(tags)
+	r.Tags = tags
+	if r.MetaData == nil {
+		r.MetaData = map[string]any{}
+	}
+	prev, _ := r.MetaData["dropped"].(int)
+	if prev+dropped > 0 || r.MetaData["dropped"] != nil {
+		r.MetaData["dropped"] = prev + dropped
+	}
+	if len(filled) > 0 {
+		r.MetaData["defaulted"] = filled
+	}
+}

@@ -37,21 +37,18 @@ func (t *Tagger) Tag(ctx context.Context, tr callscribe.Transcript) (*callscribe
 		}
 		evidence[name] = ev
 	}
-	// The built-in lexicon is validated against the taxonomy, so nothing should
-	// be dropped here; going through the same gate as every provider keeps it so.
-	tags, dropped := callscribe.NormalizeTags(raw)
-	defaulted := callscribe.FillTagDefaults(tags)
 	meta := map[string]any{
 		"method":          TaggerMethod,
 		"lexicon_version": t.m.version,
 		"evidence":        evidence,
-		"dropped":         dropped,
-	}
-	if len(defaulted) > 0 {
-		meta["defaulted"] = defaulted
+		"dropped":         0,
 	}
 	for k, v := range a.sizes() {
 		meta[k] = v
 	}
-	return &callscribe.TagsResult{Tags: tags, MetaData: meta}, nil
+	// The built-in lexicon is validated against the taxonomy, so nothing should
+	// be dropped here; going through the same gate as every provider keeps it so.
+	res := &callscribe.TagsResult{Tags: raw, MetaData: meta}
+	res.Normalize()
+	return res, nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
+	"github.com/callscribe/callscribe/shared/llminsights/llminsightstest"
 )
 
 // chatServer is an OpenAI-compatible /v1/chat/completions endpoint that records
@@ -89,7 +90,7 @@ func TestChatSummarizerRequestAndResult(t *testing.T) {
 	if s.got.Model != "gpt-test" || rf == nil || rf.Type != "json_schema" || !rf.JSONSchema.Strict || rf.JSONSchema.Schema["additionalProperties"] != false {
 		t.Errorf("request: %+v", s.got)
 	}
-	if len(s.got.Messages) != 2 || s.got.Messages[1].Content != "Agent: thanks for calling how can i help\nUser: i was charged twice this month\n" {
+	if len(s.got.Messages) != 2 || !strings.Contains(s.got.Messages[1].Content, "\nAgent: thanks for calling how can i help\nUser: i was charged twice this month\n") {
 		t.Errorf("transcript not rendered with speakers: %q", s.got.Messages)
 	}
 	if res.Topic == nil || *res.Topic != "Billing: duplicate charge" || !strings.Contains(res.Summary, "charged twice") {
@@ -205,10 +206,34 @@ func TestChatTimeoutAndUnreachable(t *testing.T) {
 	}
 }
 
-func TestRenderTranscriptBoundsLongCalls(t *testing.T) {
-	long := strings.Repeat("user words here ", 10000)
-	got := renderTranscript(callscribe.Transcript{Text: "START " + long + " END"})
-	if len(got) > chatMaxTranscriptChars+100 || !strings.HasPrefix(got, "START") || !strings.HasSuffix(got, "END") || !strings.Contains(got, "omitted") {
-		t.Errorf("len %d, head %q", len(got), got[:20])
+// A transcript that tries to end its fence and give orders goes over the wire
+// inside the fence, unchanged, with the system prompt saying it is data; what
+// the model answers outside the taxonomy is dropped.
+func TestPromptInjectionStaysInsideTheFence(t *testing.T) {
+	s := newChatServer(t, completion(`{"call_reason":["HACKED","billing"],"customer_sentiment":["positive"],"call_outcome":["resolved"],"agent_approach":["professional"]}`))
+	res, err := NewChatTagger(NewClient(s.URL, "", 5*time.Second), "m").Tag(context.Background(), callscribe.Transcript{Text: llminsightstest.Injection})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.got.Messages) != 2 || s.got.Messages[0].Role != "system" || s.got.Messages[1].Role != "user" {
+		t.Fatalf("messages %+v", s.got.Messages)
+	}
+	inside, err := llminsightstest.Unfence(s.got.Messages[0].Content, s.got.Messages[1].Content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inside != llminsightstest.Injection {
+		t.Fatalf("transcript inside the fence %q", inside)
+	}
+	if strings.Join(res.Tags["call_reason"], ",") != "billing" || res.MetaData["dropped"] != 1 {
+		t.Fatalf("tags %v meta %v", res.Tags, res.MetaData)
+	}
+	// The summarizer sends the same fence.
+	s2 := newChatServer(t, completion(`{"topic":"Billing","summary":"Charged twice."}`))
+	if _, err := NewChatSummarizer(NewClient(s2.URL, "", 5*time.Second), "m").Summarize(context.Background(), callscribe.Transcript{Text: llminsightstest.Injection}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := llminsightstest.Unfence(s2.got.Messages[0].Content, s2.got.Messages[1].Content); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -111,9 +111,5 @@ func parseProviderError(body []byte) (code, message string) {
 }
 
 func providerFailure(code, message string) *callscribe.JobError {
-	return &callscribe.JobError{
-		Code:          callscribe.JobErrProviderError,
-		Message:       "The provider could not process the request.",
-		ProviderError: &callscribe.ProviderError{Code: code, Message: message},
-	}
+	return callscribe.ProviderFailure(code, message)
 }

@@ -143,7 +143,8 @@ func (w *Worker) produce(ctx context.Context, job *callscribe.Job) (json.RawMess
 		var tags *callscribe.TagsResult
 		tags, err = w.Tagger.Tag(ctx, *job.Input)
 		if err == nil {
-			normalizeTags(tags)
+			// The last guard that nothing outside the taxonomy is stored, whatever the tagger.
+			tags.Normalize()
 		}
 		result = tags
 	default:
@@ -153,24 +154,6 @@ func (w *Worker) produce(ctx context.Context, job *callscribe.Job) (json.RawMess
 		return nil, err
 	}
 	return json.Marshal(result)
-}
-
-// normalizeTags is the last guard that nothing outside the taxonomy is stored,
-// whatever the provider: dropped values are counted in meta_data.
-func normalizeTags(t *callscribe.TagsResult) {
-	tags, dropped := callscribe.NormalizeTags(t.Tags)
-	filled := callscribe.FillTagDefaults(tags)
-	t.Tags = tags
-	if t.MetaData == nil {
-		t.MetaData = map[string]any{}
-	}
-	if dropped > 0 {
-		prev, _ := t.MetaData["dropped"].(int)
-		t.MetaData["dropped"] = prev + dropped
-	}
-	if len(filled) > 0 {
-		t.MetaData["defaulted"] = filled
-	}
 }
 
 func (w *Worker) transcribe(ctx context.Context, job *callscribe.Job) (*callscribe.TranscriptionResult, error) {

@@ -66,7 +66,7 @@ func newEnv(t *testing.T, engine callscribe.Transcriber) *env {
 	audio, _ := diskaudio.New(filepath.Join(dir, "audio"))
 	q := &captureQueue{}
 	w := &Worker{
-		Jobs: jobs.New(jobs.Deps{Jobs: db.Jobs(), Accounts: db.Accounts(), Audio: audio, Queue: q}, jobs.Config{QuotaMinutes: 60}),
+		Jobs:  jobs.New(jobs.Deps{Jobs: db.Jobs(), Accounts: db.Accounts(), Audio: audio, Queue: q}, jobs.Config{QuotaMinutes: 60}),
 		Audio: audio, Queue: q, Transcriber: engine,
 		Summarizer: insights.NewSummarizer(), Tagger: insights.NewTagger(),
 		Notifier:            callback.NewNotifier(callback.NotifierConfig{AllowHosts: []string{"127.0.0.1"}, Timeout: 2 * time.Second}),
