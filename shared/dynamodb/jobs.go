@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -78,7 +77,7 @@ func (s *JobStore) CreateJob(ctx context.Context, job *callscribe.Job, quota *ca
 	}
 
 	file := job.AudioSeconds
-	if file > quota.LimitSeconds {
+	if !quota.Allows(0, file) {
 		// Without a usage item the ADD condition below cannot fail, so a file that
 		// alone exceeds the limit is refused here.
 		return s.quotaExceeded(ctx, job.AccountID, quota, file)
@@ -86,14 +85,14 @@ func (s *JobStore) CreateJob(ctx context.Context, job *callscribe.Job, quota *ca
 	reserve := &types.Update{
 		TableName: aws.String(s.tables.Usage),
 		Key:       usageKey(job.AccountID, quota.Month),
-		// used + file <= limit, written as used <= limit - file because condition
-		// expressions have no arithmetic.
+		// QuotaReservation.Allows(used, file), written as used <= MaxUsedBefore(file)
+		// because condition expressions have no arithmetic.
 		UpdateExpression:         aws.String("ADD #used :file"),
 		ConditionExpression:      aws.String("attribute_not_exists(#used) OR #used <= :room"),
 		ExpressionAttributeNames: map[string]string{"#used": attrUsedSeconds},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":file": num(file),
-			":room": num(quota.LimitSeconds - file),
+			":room": num(quota.MaxUsedBefore(file)),
 		},
 	}
 	items := []types.TransactWriteItem{{Put: put}, {Update: reserve}}
@@ -338,17 +337,9 @@ func (s *JobStore) listOne(ctx context.Context, req callscribe.ListRequest) (*ca
 	if err != nil || sj == nil || sj.deleted {
 		return page, err
 	}
-	j, f := sj.job, req.Filter
-	switch {
-	case j.AccountID != req.AccountID,
-		f.Status != "" && j.Status != f.Status,
-		f.Type != "" && j.Type != f.Type,
-		f.Language != "" && j.Language != f.Language,
-		f.CreatedAfter != nil && !j.CreatedAt.After(*f.CreatedAfter),
-		req.After != nil && listKey(j.CreatedAt, j.ID) >= listKey(req.After.CreatedAt, req.After.JobID):
-		return page, nil
+	if req.Includes(sj.job) {
+		page.Jobs = append(page.Jobs, sj.job)
 	}
-	page.Jobs = append(page.Jobs, j)
 	return page, nil
 }
 
@@ -486,11 +477,19 @@ func (s *JobStore) failJob(ctx context.Context, t callscribe.Transition) (*calls
 			return nil, jobNotFound(t.JobID)
 		}
 		old := sj.job
-		if sj.deleted || !slices.Contains(t.From, old.Status) {
-			return nil, callscribe.Errorf(callscribe.CodeConflict, "job %s is deleted or not in status %v", t.JobID, t.From)
+		if sj.deleted {
+			return nil, callscribe.Errorf(callscribe.CodeConflict, "job %s is deleted", t.JobID)
 		}
-		holdsQuota := old.QuotaMonth != "" && old.AudioSeconds > 0 && old.Status != callscribe.StatusFailed && !sj.quotaReleased
-		if !holdsQuota {
+		// The new state is the read state plus this transition, exactly, as long
+		// as the revision does not change before the transaction (its condition).
+		next := *old
+		release, err := next.Apply(t)
+		if err != nil {
+			return nil, err
+		}
+		// quota_released is the item's own record that its seconds went back: a
+		// second guard, beside the status, that a release never happens twice.
+		if !release || sj.quotaReleased {
 			return s.updateJob(ctx, t)
 		}
 
@@ -538,20 +537,8 @@ func (s *JobStore) failJob(ctx context.Context, t callscribe.Transition) (*calls
 			}
 			continue // the job changed since it was read; decide again
 		}
-		// The transaction returns no values; the new state is the read state plus
-		// this transition, exactly, because the revision did not change in between.
-		j := *old
-		j.Status, j.UpdatedAt = t.To, t.At
-		if len(t.Result) > 0 {
-			j.Result = t.Result
-		}
-		if t.Error != nil {
-			j.Error = t.Error
-		}
-		if t.CountAttempt {
-			j.Attempts++
-		}
-		return &j, nil
+		// The transaction returns no values: the applied copy is the new state.
+		return &next, nil
 	}
 }
 

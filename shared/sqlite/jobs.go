@@ -17,10 +17,6 @@ type JobStore struct{ db *DB }
 
 var _ callscribe.JobStore = (*JobStore)(nil)
 
-// quotaTolerance absorbs float rounding in sums of seconds, so that uploads that
-// exactly fill the month are not refused for a 1e-13 overshoot.
-const quotaTolerance = 1e-6
-
 const jobColumns = `id, account_id, type, status, source_job_id, original_filename, language,
 	audio_seconds, audio_key, audio_format, metadata, input, callback, result, error,
 	quota_month, attempts, created_at, updated_at`
@@ -70,7 +66,7 @@ func reserveQuota(ctx context.Context, tx *sql.Tx, accountID string, quota *call
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("sqlite: read quota: %w", err)
 	}
-	if used+seconds > quota.LimitSeconds+quotaTolerance {
+	if !quota.Allows(used, seconds) {
 		return callscribe.QuotaExceeded(quota.LimitSeconds, used, seconds)
 	}
 	_, err = tx.ExecContext(ctx, `
@@ -137,7 +133,8 @@ func (s *JobStore) ListJobs(ctx context.Context, req callscribe.ListRequest) (*c
 
 // listQuery builds the page query of req: the filters become conditions on the
 // rows of the account's index range, and LIMIT asks for one row more than the
-// page to learn whether a next page exists.
+// page to learn whether a next page exists. The conditions are the SQL form of
+// callscribe.ListRequest.Includes (JobFilter.Matches, Position.Follows).
 func listQuery(req callscribe.ListRequest) (string, []any) {
 	var where strings.Builder
 	args := []any{req.AccountID}
@@ -193,32 +190,17 @@ func (s *JobStore) TransitionJob(ctx context.Context, t callscribe.Transition) (
 		if deleted {
 			return callscribe.Errorf(callscribe.CodeConflict, "Job %s is deleted.", t.JobID)
 		}
-		if !statusIn(job.Status, t.From) {
-			return callscribe.Errorf(callscribe.CodeConflict, "Job %s is %s, not one of %v.", t.JobID, job.Status, t.From)
+		release, err := job.Apply(t)
+		if err != nil {
+			return err
 		}
-
-		if t.To == callscribe.StatusFailed && job.Status != callscribe.StatusFailed && job.QuotaMonth != "" && job.AudioSeconds != 0 {
+		if release {
 			// max(0, ...) keeps float rounding from leaving a tiny negative usage.
 			_, err := tx.ExecContext(ctx, `UPDATE quota_usage SET used_seconds = max(0, used_seconds - ?) WHERE account_id = ? AND month = ?`,
 				job.AudioSeconds, job.AccountID, job.QuotaMonth)
 			if err != nil {
 				return fmt.Errorf("sqlite: release quota of job %s: %w", t.JobID, err)
 			}
-		}
-
-		job.Status = t.To
-		job.UpdatedAt = t.At
-		if t.Result != nil {
-			job.Result = t.Result
-		}
-		if t.Error != nil {
-			job.Error = t.Error
-		}
-		if t.CountAttempt {
-			job.Attempts++
-		}
-		if job.Language == "" {
-			job.Language = t.Language
 		}
 		errJSON, err := encodeJSON(job.Error)
 		if err != nil {
@@ -249,15 +231,6 @@ func getJobForUpdate(ctx context.Context, tx *sql.Tx, id string) (job *callscrib
 		return nil, false, fmt.Errorf("sqlite: read job %s: %w", id, err)
 	}
 	return job, deletedAt.Valid, nil
-}
-
-func statusIn(s callscribe.JobStatus, set []callscribe.JobStatus) bool {
-	for _, candidate := range set {
-		if s == candidate {
-			return true
-		}
-	}
-	return false
 }
 
 // DeleteJob soft-deletes a live job.

@@ -1,0 +1,101 @@
+package callscribe
+
+import (
+	"slices"
+	"strings"
+)
+
+// The rules every JobStore applies inside its atomic writes and reads. They are
+// written once, here; a store either calls them (SQLite applies a transition in
+// memory inside its write transaction; DynamoDB's single-item listing filters
+// in memory) or translates them into its own expression language (SQL WHERE
+// clauses, DynamoDB condition and filter expressions), deriving the
+// expression's inputs from these functions. The store contract suite
+// (package storetest) holds every store to the same outcomes.
+
+// quotaToleranceSeconds absorbs float rounding in sums of seconds: minutes are
+// reported to 2 decimals and durations come from frame counts, so a file that
+// exactly fills the month must not be refused because 0.1+0.2 != 0.3. A
+// microsecond is far below anything that is ever reported or charged.
+const quotaToleranceSeconds = 1e-6
+
+// Allows reports whether reserving fileSeconds on top of usedSeconds keeps the
+// month within the limit.
+func (q QuotaReservation) Allows(usedSeconds, fileSeconds float64) bool {
+	return usedSeconds+fileSeconds <= q.LimitSeconds+quotaToleranceSeconds
+}
+
+// MaxUsedBefore is the largest month usage that still Allows fileSeconds: the
+// same rule rearranged for stores whose conditions cannot add (DynamoDB
+// condition expressions have no arithmetic: "used <= MaxUsedBefore(file)").
+// It is negative when the file alone exceeds the limit.
+func (q QuotaReservation) MaxUsedBefore(fileSeconds float64) float64 {
+	return q.LimitSeconds + quotaToleranceSeconds - fileSeconds
+}
+
+// HoldsQuota reports whether the job's seconds are counted in its quota
+// month: it reserved some when it was created (derived jobs never do), and it
+// has not failed (failed jobs do not count toward quota).
+func (j *Job) HoldsQuota() bool {
+	return j.QuotaMonth != "" && j.AudioSeconds > 0 && j.Status != StatusFailed
+}
+
+// Apply is the effect of a compare-and-set transition on a live job (whether
+// the job is deleted is the store's to check first). It fails with CONFLICT,
+// changing nothing, when the job's status is not one of t.From. Otherwise the
+// job takes t's status and time, its result and error when given, one more
+// attempt when counted, and the detected language only when it has none (a
+// requested language stays). releaseQuota reports that the job's seconds must
+// be released in the same atomic step: it held quota and is moving to failed.
+func (j *Job) Apply(t Transition) (releaseQuota bool, err error) {
+	if !slices.Contains(t.From, j.Status) {
+		return false, Errorf(CodeConflict, "Job %s is %s, not one of %v.", j.ID, j.Status, t.From)
+	}
+	releaseQuota = t.To == StatusFailed && j.HoldsQuota()
+	j.Status = t.To
+	j.UpdatedAt = t.At
+	if len(t.Result) > 0 {
+		j.Result = t.Result
+	}
+	if t.Error != nil {
+		j.Error = t.Error
+	}
+	if t.CountAttempt {
+		j.Attempts++
+	}
+	if j.Language == "" {
+		j.Language = t.Language
+	}
+	return releaseQuota, nil
+}
+
+// Matches reports whether a job passes every filter (filters combine with AND;
+// zero fields do not filter). A job stored before types existed is a
+// transcription, as the spec's versioning rule says.
+func (f JobFilter) Matches(j *Job) bool {
+	switch {
+	case f.Status != "" && j.Status != f.Status,
+		f.Type != "" && j.Type.OrDefault() != f.Type,
+		f.Language != "" && j.Language != f.Language,
+		f.CreatedAfter != nil && !j.CreatedAt.After(*f.CreatedAfter),
+		f.JobID != "" && j.ID != f.JobID:
+		return false
+	}
+	return true
+}
+
+// Follows reports whether j comes after position p in a listing's order
+// (newest first by created_at, then id, both descending): the jobs a page
+// that starts after p may show.
+func (p Position) Follows(j *Job) bool {
+	if !j.CreatedAt.Equal(p.CreatedAt) {
+		return j.CreatedAt.Before(p.CreatedAt)
+	}
+	return strings.Compare(j.ID, p.JobID) < 0
+}
+
+// Includes reports whether a listing request shows j: the account's job,
+// matching the filter, and after the request's cursor position.
+func (r ListRequest) Includes(j *Job) bool {
+	return j.AccountID == r.AccountID && r.Filter.Matches(j) && (r.After == nil || r.After.Follows(j))
+}

@@ -1,0 +1,152 @@
+package callscribe
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+func TestQuotaReservationAllows(t *testing.T) {
+	q := QuotaReservation{Month: "2026-11", LimitSeconds: 600}
+	cases := []struct {
+		used, file float64
+		want       bool
+	}{
+		{0, 600, true},           // a file that fills the month exactly
+		{0, 600.0000001, true},   // float rounding below a microsecond
+		{0, 600.001, false},      // a millisecond over
+		{0.1 + 0.2, 599.7, true}, // 0.30000000000000004 + 599.7
+		{599, 1, true},
+		{599, 1.5, false},
+		{0, 0, true},
+		{700, 0, false}, // already over (a lower limit since): nothing more
+	}
+	for _, c := range cases {
+		if got := q.Allows(c.used, c.file); got != c.want {
+			t.Errorf("Allows(used %v, file %v) = %v, want %v", c.used, c.file, got, c.want)
+		}
+		// The rearranged form used by condition expressions agrees with Allows.
+		if got := c.used <= q.MaxUsedBefore(c.file); got != c.want {
+			t.Errorf("used %v <= MaxUsedBefore(%v) = %v, want %v", c.used, c.file, got, c.want)
+		}
+	}
+	if q.MaxUsedBefore(601) >= 0 {
+		t.Error("a file larger than the limit must leave no room at all")
+	}
+}
+
+func TestJobHoldsQuota(t *testing.T) {
+	cases := []struct {
+		name string
+		job  Job
+		want bool
+	}{
+		{"reserved transcription", Job{QuotaMonth: "2026-11", AudioSeconds: 30, Status: StatusQueued}, true},
+		{"succeeded still counts", Job{QuotaMonth: "2026-11", AudioSeconds: 30, Status: StatusSucceeded}, true},
+		{"failed counts no more", Job{QuotaMonth: "2026-11", AudioSeconds: 30, Status: StatusFailed}, false},
+		{"derived job reserves nothing", Job{Type: TypeTags, Status: StatusQueued}, false},
+		{"no month", Job{AudioSeconds: 30, Status: StatusProcessing}, false},
+		{"zero seconds", Job{QuotaMonth: "2026-11", Status: StatusProcessing}, false},
+	}
+	for _, c := range cases {
+		if got := c.job.HoldsQuota(); got != c.want {
+			t.Errorf("%s: HoldsQuota = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestJobApply(t *testing.T) {
+	at := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	base := Job{ID: "j", Status: StatusProcessing, QuotaMonth: "2026-11", AudioSeconds: 12, Attempts: 1, Language: ""}
+
+	j := base
+	release, err := j.Apply(Transition{From: []JobStatus{StatusQueued}, To: StatusProcessing, At: at})
+	if !IsCode(err, CodeConflict) || release || j.Status != StatusProcessing || !j.UpdatedAt.IsZero() {
+		t.Fatalf("a transition from another status changed the job: %+v %v", j, err)
+	}
+
+	j = base
+	release, err = j.Apply(Transition{From: []JobStatus{StatusQueued, StatusProcessing}, To: StatusProcessing, CountAttempt: true, At: at})
+	if err != nil || release || j.Attempts != 2 || !j.UpdatedAt.Equal(at) {
+		t.Fatalf("claim: %+v %v", j, err)
+	}
+
+	j = base
+	result := json.RawMessage(`{"language":"en"}`)
+	release, err = j.Apply(Transition{From: []JobStatus{StatusProcessing}, To: StatusSucceeded, Result: result, Language: "en", At: at})
+	if err != nil || release || j.Status != StatusSucceeded || string(j.Result) != string(result) || j.Language != "en" || j.Attempts != 1 {
+		t.Fatalf("succeed: %+v %v", j, err)
+	}
+
+	j = base
+	j.Language = "en-GB"
+	j.Apply(Transition{From: []JobStatus{StatusProcessing}, To: StatusSucceeded, Language: "en", At: at})
+	if j.Language != "en-GB" {
+		t.Fatalf("a requested language was replaced by the detected one: %q", j.Language)
+	}
+
+	j = base
+	jerr := &JobError{Code: JobErrBadAudio, Message: "x"}
+	release, err = j.Apply(Transition{From: []JobStatus{StatusProcessing}, To: StatusFailed, Error: jerr, At: at})
+	if err != nil || !release || j.Status != StatusFailed || j.Error != jerr {
+		t.Fatalf("fail: release %v, %+v %v", release, j, err)
+	}
+	// Failing again releases nothing: the seconds went back once.
+	release, err = j.Apply(Transition{From: []JobStatus{StatusFailed}, To: StatusFailed, Error: jerr, At: at})
+	if err != nil || release {
+		t.Fatalf("a second failure released again: %v %v", release, err)
+	}
+
+	derived := Job{ID: "d", Type: TypeSummary, Status: StatusProcessing}
+	if release, _ := derived.Apply(Transition{From: []JobStatus{StatusProcessing}, To: StatusFailed, At: at}); release {
+		t.Fatal("a derived job released quota it never held")
+	}
+}
+
+func TestJobFilterMatchesAndListOrder(t *testing.T) {
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	job := &Job{ID: "b", AccountID: "acct", Status: StatusSucceeded, Language: "en", CreatedAt: t0.Add(time.Hour)}
+	after := t0.Add(time.Hour)
+	before := t0
+	cases := []struct {
+		name string
+		f    JobFilter
+		want bool
+	}{
+		{"no filter", JobFilter{}, true},
+		{"status", JobFilter{Status: StatusSucceeded}, true},
+		{"other status", JobFilter{Status: StatusFailed}, false},
+		{"legacy job is a transcription", JobFilter{Type: TypeTranscription}, true},
+		{"legacy job is not a summary", JobFilter{Type: TypeSummary}, false},
+		{"language", JobFilter{Language: "en"}, true},
+		{"language is exact", JobFilter{Language: "en-US"}, false},
+		{"created after an earlier time", JobFilter{CreatedAfter: &before}, true},
+		{"created_after is strict", JobFilter{CreatedAfter: &after}, false},
+		{"job id", JobFilter{JobID: "b"}, true},
+		{"other job id", JobFilter{JobID: "c"}, false},
+		{"all at once", JobFilter{Status: StatusSucceeded, Type: TypeTranscription, Language: "en", CreatedAfter: &before, JobID: "b"}, true},
+		{"all but one", JobFilter{Status: StatusSucceeded, Type: TypeTags, Language: "en", CreatedAfter: &before, JobID: "b"}, false},
+	}
+	for _, c := range cases {
+		if got := c.f.Matches(job); got != c.want {
+			t.Errorf("%s: Matches = %v, want %v", c.name, got, c.want)
+		}
+	}
+
+	// Newest first by created_at, then id descending.
+	same := Position{CreatedAt: job.CreatedAt, JobID: "c"}
+	if !same.Follows(job) || (Position{CreatedAt: job.CreatedAt, JobID: "a"}).Follows(job) || (Position{CreatedAt: job.CreatedAt, JobID: "b"}).Follows(job) {
+		t.Error("equal created_at must order by id, descending, and a job does not follow itself")
+	}
+	if !(Position{CreatedAt: t0.Add(2 * time.Hour), JobID: "a"}).Follows(job) || (Position{CreatedAt: t0, JobID: "z"}).Follows(job) {
+		t.Error("a newer position precedes an older job, an older one follows it")
+	}
+	req := ListRequest{AccountID: "acct", Filter: JobFilter{Status: StatusSucceeded}, After: &same}
+	if !req.Includes(job) {
+		t.Error("request should include the job")
+	}
+	req.AccountID = "other"
+	if req.Includes(job) {
+		t.Error("another account's listing includes the job")
+	}
+}
