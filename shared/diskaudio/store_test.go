@@ -3,44 +3,26 @@ package diskaudio
 import (
 	"bytes"
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
+	"github.com/callscribe/callscribe/shared/storetest"
 )
 
-func TestPutOpenDelete(t *testing.T) {
-	ctx := context.Background()
-	s, err := New(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := []byte("RIFF....WAVEdata")
-	if err := s.PutAudio(ctx, "audio/acct/job.wav", bytes.NewReader(data), int64(len(data))); err != nil {
-		t.Fatal(err)
-	}
-	rc, err := s.OpenAudio(ctx, "audio/acct/job.wav")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _ := io.ReadAll(rc)
-	rc.Close()
-	if !bytes.Equal(got, data) {
-		t.Fatalf("read %q, want %q", got, data)
-	}
-	if err := s.DeleteAudio(ctx, "audio/acct/job.wav"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.OpenAudio(ctx, "audio/acct/job.wav"); !callscribe.IsCode(err, callscribe.CodeNotFound) {
-		t.Fatalf("open after delete: %v, want NOT_FOUND", err)
-	}
-	if err := s.DeleteAudio(ctx, "audio/acct/job.wav"); err != nil {
-		t.Fatalf("deleting an absent key: %v", err)
-	}
+func TestAudioStoreContract(t *testing.T) {
+	storetest.RunAudioStoreTests(t, func(t *testing.T) callscribe.AudioStore {
+		s, err := New(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
 }
 
+// The disk store's own promise beyond the contract: a short body leaves not
+// even a temporary file behind.
 func TestShortBodyLeavesNothing(t *testing.T) {
 	root := t.TempDir()
 	s, _ := New(root)
