@@ -225,15 +225,27 @@ const listBatchFiltered = 100
 // only the attributes projected into the listing index (listedAttributes), not
 // results, inputs, metadata, callbacks or errors; GetJob returns a whole job.
 func (s *JobStore) ListJobs(ctx context.Context, req callscribe.ListRequest) (*callscribe.JobPage, error) {
-	limit := req.Limit
-	if limit <= 0 {
+	if req.Limit <= 0 {
 		return nil, callscribe.Errorf(callscribe.CodeInvalidPagination, "limit must be positive")
 	}
-	f := req.Filter
-	if f.JobID != "" {
+	if req.Filter.JobID != "" {
 		return s.listOne(ctx, req)
 	}
+	in, filtered, empty := s.listQuery(req)
+	if empty {
+		return &callscribe.JobPage{Jobs: []*callscribe.Job{}}, nil
+	}
+	return s.queryPage(ctx, in, req.Limit, filtered)
+}
 
+// listQuery translates a listing request (callscribe.ListRequest.Includes)
+// into a Query on the account's listing index, newest first: created_after is
+// a key condition on list_sk, the cursor the start key, and status, type and
+// language a filter expression (filtered reports one). empty reports a request
+// that can match nothing (a cursor older than created_after), which DynamoDB
+// would reject as a start key outside the key condition.
+func (s *JobStore) listQuery(req callscribe.ListRequest) (in *ddb.QueryInput, filtered, empty bool) {
+	f := req.Filter
 	keyCond := "#acc = :acc"
 	names := map[string]string{"#acc": attrAccountID}
 	values := map[string]types.AttributeValue{":acc": str(req.AccountID)}
@@ -249,9 +261,7 @@ func (s *JobStore) ListJobs(ctx context.Context, req callscribe.ListRequest) (*c
 	if req.After != nil {
 		after := listKey(req.After.CreatedAt, req.After.JobID)
 		if lower != "" && after <= lower {
-			// Nothing older than the cursor is newer than created_after; DynamoDB
-			// would reject a start key outside the key condition anyway.
-			return &callscribe.JobPage{Jobs: []*callscribe.Job{}}, nil
+			return nil, false, true
 		}
 		startKey = map[string]types.AttributeValue{
 			attrAccountID: str(req.AccountID),
@@ -280,7 +290,7 @@ func (s *JobStore) ListJobs(ctx context.Context, req callscribe.ListRequest) (*c
 		names["#lang"] = attrLanguage
 		values[":lang"] = str(f.Language)
 	}
-	in := &ddb.QueryInput{
+	in = &ddb.QueryInput{
 		TableName:                 aws.String(s.tables.Jobs),
 		IndexName:                 aws.String(IndexAccountCreated),
 		KeyConditionExpression:    aws.String(keyCond),
@@ -292,20 +302,25 @@ func (s *JobStore) ListJobs(ctx context.Context, req callscribe.ListRequest) (*c
 	if len(filters) > 0 {
 		in.FilterExpression = aws.String(strings.Join(filters, " AND "))
 	}
+	return in, len(filters) > 0, false
+}
 
-	// One item beyond the page tells whether there is a next page, so Next is
-	// nil on the last page instead of pointing at an empty one.
+// queryPage runs the listing query until the page is full, reading one item
+// beyond it to tell whether there is a next page (so Next is nil on the last
+// page instead of pointing at an empty one). A filtered query reads in larger
+// batches, since the filter may discard most of what a batch reads.
+func (s *JobStore) queryPage(ctx context.Context, in *ddb.QueryInput, limit int, filtered bool) (*callscribe.JobPage, error) {
 	want := limit + 1
 	var items []map[string]types.AttributeValue
 	for {
 		batch := want - len(items)
-		if len(filters) > 0 {
+		if filtered {
 			batch = max(batch, listBatchFiltered)
 		}
 		in.Limit = aws.Int32(int32(batch))
 		out, err := s.client.Query(ctx, in)
 		if err != nil {
-			return nil, fmt.Errorf("list jobs of %s: %w", req.AccountID, err)
+			return nil, fmt.Errorf("list jobs: %w", err)
 		}
 		items = append(items, out.Items...)
 		if len(items) >= want || len(out.LastEvaluatedKey) == 0 {
