@@ -26,13 +26,18 @@ import (
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
 	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/callscribe/callscribe/infra/awslocal/apigateway"
 	"github.com/callscribe/callscribe/shared/apitest"
 	"github.com/callscribe/callscribe/shared/app"
+	"github.com/callscribe/callscribe/shared/awsstack"
+	"github.com/callscribe/callscribe/shared/awsstack/insight"
 	"github.com/callscribe/callscribe/shared/awstest"
 	"github.com/callscribe/callscribe/shared/callscribe"
 	"github.com/callscribe/callscribe/shared/dynamodb"
+	"github.com/callscribe/callscribe/shared/engines"
 	"github.com/callscribe/callscribe/shared/identity"
 	"github.com/callscribe/callscribe/shared/lambdaapi"
+	"github.com/callscribe/callscribe/shared/lambdaapi/workers"
 	"github.com/callscribe/callscribe/shared/s3"
 	"github.com/callscribe/callscribe/shared/sqs"
 	"github.com/callscribe/callscribe/shared/testengine"
@@ -78,7 +83,7 @@ func apiEvent(method, target, routeKey string, pathParams map[string]string, cla
 			r.Header[k] = vs
 		}
 		r.Header.Set("User-Agent", "curl/8.5.0")
-		ev, err := lambdaapi.EventFromRequest(r, routeKey, pathParams, claims)
+		ev, err := apigateway.EventFromRequest(r, routeKey, pathParams, claims)
 		ev.RequestContext.RequestID = "sample-request-id"
 		ev.RequestContext.APIID = "abc123"
 		ev.RequestContext.Time = "21/Nov/2026:12:00:00 +0000"
@@ -220,10 +225,16 @@ func localStack(t *testing.T) app.Config {
 	}
 }
 
-func init() {
-	app.RegisterTranscriber("test", func(cfg app.Config) (callscribe.Transcriber, func(), error) {
-		return &testengine.Engine{AgentChannel: cfg.AgentChannel}, nil, nil
-	})
+// testProviders are the workers' tables with the deterministic engine as
+// TRANSCRIBER=test, so the transcription sample runs without AWS Transcribe.
+func testProviders() engines.Table[*awsstack.AWS] {
+	t := insight.Providers()
+	t.Transcribers = map[string]engines.Factory[*awsstack.AWS, callscribe.Transcriber]{
+		"test": func(a *awsstack.AWS) (callscribe.Transcriber, func(), error) {
+			return &testengine.Engine{AgentChannel: a.Config.AgentChannel}, nil, nil
+		},
+	}
+	return t
 }
 
 func TestSampleEvents(t *testing.T) {
@@ -262,7 +273,7 @@ func TestSampleEvents(t *testing.T) {
 	}
 
 	cfg := localStack(t)
-	backend, err := app.OpenAWS(context.Background(), cfg, app.NewLogger(cfg.LogLevel))
+	backend, err := awsstack.Open(context.Background(), cfg, app.NewLogger(cfg.LogLevel))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +302,7 @@ func TestSampleEvents(t *testing.T) {
 				if err := json.Unmarshal(data, &ev); err != nil {
 					t.Fatal(err)
 				}
-				h, err := f.SQSHandler(backend)
+				h, _, err := workers.Handler(f, backend, testProviders())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -308,7 +319,7 @@ func TestSampleEvents(t *testing.T) {
 			if err := json.Unmarshal(data, &ev); err != nil {
 				t.Fatal(err)
 			}
-			h, err := f.APIHandler(backend)
+			h, err := lambdaapi.APIHandler(f, backend)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,7 +1,13 @@
-// Command callback-worker is a Lambda function of callscribe; lambdaapi.Functions says what
-// it serves and template.yaml how it is triggered.
+// Command callback-worker is a Lambda function of callscribe: it makes
+// tagDelivered attempts from the callback queue (lambdaapi.CallbackWorker) and
+// needs no provider at all.
 package main
 
-import "github.com/callscribe/callscribe/shared/lambdaapi"
+import (
+	"github.com/callscribe/callscribe/shared/awsstack"
+	"github.com/callscribe/callscribe/shared/engines"
+	"github.com/callscribe/callscribe/shared/lambdaapi"
+	"github.com/callscribe/callscribe/shared/lambdaapi/workers"
+)
 
-func main() { lambdaapi.Main("callback-worker") }
+func main() { workers.Serve(lambdaapi.CallbackWorker, engines.Table[*awsstack.AWS]{}) }

@@ -1,7 +1,7 @@
-// Command get is a Lambda function of callscribe; lambdaapi.Functions says what
-// it serves and template.yaml how it is triggered.
+// Command get is a Lambda function of callscribe: lambdaapi.Get says what
+// it serves, template.yaml how it is triggered.
 package main
 
 import "github.com/callscribe/callscribe/shared/lambdaapi"
 
-func main() { lambdaapi.Main("get") }
+func main() { lambdaapi.Serve(lambdaapi.Get) }

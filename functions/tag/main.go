@@ -1,7 +1,7 @@
-// Command tag is a Lambda function of callscribe; lambdaapi.Functions says what
-// it serves and template.yaml how it is triggered.
+// Command tag is a Lambda function of callscribe: lambdaapi.Tag says what
+// it serves, template.yaml how it is triggered.
 package main
 
 import "github.com/callscribe/callscribe/shared/lambdaapi"
 
-func main() { lambdaapi.Main("tag") }
+func main() { lambdaapi.Serve(lambdaapi.Tag) }

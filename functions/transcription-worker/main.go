@@ -1,7 +1,12 @@
-// Command transcription-worker is a Lambda function of callscribe; lambdaapi.Functions says what
-// it serves and template.yaml how it is triggered.
+// Command transcription-worker is a Lambda function of callscribe: it runs
+// transcriptions from the transcription queue (lambdaapi.TranscriptionWorker)
+// with the speech providers of package speech, and links no other provider.
 package main
 
-import "github.com/callscribe/callscribe/shared/lambdaapi"
+import (
+	"github.com/callscribe/callscribe/shared/awsstack/speech"
+	"github.com/callscribe/callscribe/shared/lambdaapi"
+	"github.com/callscribe/callscribe/shared/lambdaapi/workers"
+)
 
-func main() { lambdaapi.Main("transcription-worker") }
+func main() { workers.Serve(lambdaapi.TranscriptionWorker, speech.Providers()) }

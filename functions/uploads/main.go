@@ -1,7 +1,7 @@
-// Command uploads is a Lambda function of callscribe; lambdaapi.Functions says what
-// it serves and template.yaml how it is triggered.
+// Command uploads is a Lambda function of callscribe: lambdaapi.Uploads says what
+// it serves, template.yaml how it is triggered.
 package main
 
 import "github.com/callscribe/callscribe/shared/lambdaapi"
 
-func main() { lambdaapi.Main("uploads") }
+func main() { lambdaapi.Serve(lambdaapi.Uploads) }

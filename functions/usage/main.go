@@ -1,7 +1,7 @@
-// Command usage is a Lambda function of callscribe; lambdaapi.Functions says what
-// it serves and template.yaml how it is triggered.
+// Command usage is a Lambda function of callscribe: lambdaapi.Usage says what
+// it serves, template.yaml how it is triggered.
 package main
 
 import "github.com/callscribe/callscribe/shared/lambdaapi"
 
-func main() { lambdaapi.Main("usage") }
+func main() { lambdaapi.Serve(lambdaapi.Usage) }

@@ -11,7 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/callscribe/callscribe/shared/app"
+	"github.com/callscribe/callscribe/infra/awslocal/apigateway"
+	"github.com/callscribe/callscribe/shared/awsstack"
 	"github.com/callscribe/callscribe/shared/httpapi"
 	"github.com/callscribe/callscribe/shared/identity"
 	"github.com/callscribe/callscribe/shared/lambdaapi"
@@ -31,13 +32,13 @@ type gateway struct {
 	logger     *slog.Logger
 }
 
-func newGateway(backend *app.AWS, sessions *identity.Sessions, logger *slog.Logger) (*gateway, error) {
+func newGateway(backend *awsstack.AWS, sessions *identity.Sessions, logger *slog.Logger) (*gateway, error) {
 	g := &gateway{routes: http.NewServeMux(), logger: logger}
 	for _, f := range lambdaapi.Functions {
 		if f.IsWorker() {
 			continue
 		}
-		h, err := f.APIHandler(backend)
+		h, err := lambdaapi.APIHandler(f, backend)
 		if err != nil {
 			return nil, fmt.Errorf("function %s: %w", f.Name, err)
 		}
@@ -52,7 +53,9 @@ func newGateway(backend *app.AWS, sessions *identity.Sessions, logger *slog.Logg
 	// The Cognito stand-in (local sign-up and sign-in issue session tokens) and
 	// the emulation's own health check (API Gateway has no such route).
 	localRoutes := []httpapi.Route{httpapi.RouteSignup, httpapi.RouteLogin, httpapi.RouteHealth}
-	g.local = backend.IdentityServer(httpapi.BearerSessions{Sessions: sessions}, localRoutes...)
+	local := httpapi.BearerSessions{Sessions: sessions}
+	deps, cfg := backend.HTTP(local, local)
+	g.local = httpapi.New(deps, cfg, localRoutes...)
 	g.localPaths = map[string]bool{}
 	for _, r := range localRoutes {
 		_, path, _ := strings.Cut(string(r), " ")
@@ -104,7 +107,7 @@ func (g *gateway) invoke(f lambdaapi.Function, route string, h lambdaapi.EventHa
 }
 
 func (g *gateway) call(w http.ResponseWriter, r *http.Request, routeKey string, pathParams, claims map[string]string, h lambdaapi.EventHandler, function string) {
-	ev, err := lambdaapi.EventFromRequest(r, routeKey, pathParams, claims)
+	ev, err := apigateway.EventFromRequest(r, routeKey, pathParams, claims)
 	if err != nil {
 		http.Error(w, `{"message":"Bad Request"}`, http.StatusBadRequest)
 		return
@@ -118,7 +121,7 @@ func (g *gateway) call(w http.ResponseWriter, r *http.Request, routeKey string, 
 		_, _ = w.Write([]byte(`{"message":"Internal Server Error"}`))
 		return
 	}
-	if err := lambdaapi.WriteResponse(w, resp); err != nil {
+	if err := apigateway.WriteResponse(w, resp); err != nil {
 		g.logger.Warn("writing the function's response failed", "function", function, "err", err)
 	}
 }
@@ -126,7 +129,7 @@ func (g *gateway) call(w http.ResponseWriter, r *http.Request, routeKey string, 
 // invokeWorker adapts a worker's SQS handler to the poller: one received
 // message becomes a one-record SQS event; a reported batch item failure leaves
 // the message for redelivery, as the event source mapping does.
-func invokeWorker(h app.SQSEventHandler, queueURL string) func(context.Context, types.Message) error {
+func invokeWorker(h lambdaapi.SQSEventHandler, queueURL string) func(context.Context, types.Message) error {
 	arn := "arn:aws:sqs:us-east-1:000000000000:" + queueURL[strings.LastIndex(queueURL, "/")+1:]
 	return func(ctx context.Context, m types.Message) error {
 		rec := events.SQSMessage{

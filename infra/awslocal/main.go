@@ -43,13 +43,28 @@ import (
 	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/callscribe/callscribe/shared/app"
+	"github.com/callscribe/callscribe/shared/awsstack"
+	"github.com/callscribe/callscribe/shared/awsstack/insight"
+	"github.com/callscribe/callscribe/shared/awsstack/speech"
+	"github.com/callscribe/callscribe/shared/engines"
 	"github.com/callscribe/callscribe/shared/awstest"
 	"github.com/callscribe/callscribe/shared/dynamodb"
 	"github.com/callscribe/callscribe/shared/identity"
 	"github.com/callscribe/callscribe/shared/lambdaapi"
+	"github.com/callscribe/callscribe/shared/lambdaapi/workers"
 	"github.com/callscribe/callscribe/shared/s3"
 	"github.com/callscribe/callscribe/shared/sqs"
 )
+
+// providers is every provider the deployed workers offer (the speech and
+// insight tables together: one process runs all the workers here), plus the
+// deterministic engine in test builds (addTestEngine, see testengine.go).
+func providers() engines.Table[*awsstack.AWS] {
+	t := speech.Providers()
+	t.Summarizers, t.Taggers = insight.Providers().Summarizers, insight.Providers().Taggers
+	addTestEngine(t)
+	return t
+}
 
 // Names of the local resources (the template lets CloudFormation name them on AWS).
 const (
@@ -94,12 +109,12 @@ func run(ctx context.Context, cfg app.Config, logger *slog.Logger) error {
 	if err := provision(ctx, servers, &cfg); err != nil {
 		return err
 	}
-	backend, err := app.OpenAWS(ctx, cfg, logger)
+	backend, err := awsstack.Open(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}
 
-	gw, err := newGateway(backend, identity.NewSessions([]byte(cfg.SessionSecret), app.SessionTTL, time.Now), logger)
+	gw, err := newGateway(backend, identity.NewSessions([]byte(cfg.SessionSecret), identity.SessionTTL, time.Now), logger)
 	if err != nil {
 		return err
 	}
@@ -162,7 +177,7 @@ func provision(ctx context.Context, servers *awstest.Servers, cfg *app.Config) e
 
 // startWorkers polls each worker function's queue (the event source mapping's
 // job on AWS) with WORKERS messages in flight per queue.
-func startWorkers(ctx context.Context, wg *sync.WaitGroup, backend *app.AWS, servers *awstest.Servers, cfg app.Config, logger *slog.Logger) error {
+func startWorkers(ctx context.Context, wg *sync.WaitGroup, backend *awsstack.AWS, servers *awstest.Servers, cfg app.Config, logger *slog.Logger) error {
 	client := awssqs.NewFromConfig(servers.SQSConfig())
 	urls := map[string]string{
 		lambdaapi.QueueTranscription: cfg.TranscriptionQueueURL,
@@ -173,7 +188,7 @@ func startWorkers(ctx context.Context, wg *sync.WaitGroup, backend *app.AWS, ser
 		if !f.IsWorker() {
 			continue
 		}
-		h, err := f.SQSHandler(backend)
+		h, _, err := workers.Handler(f, backend, providers())
 		if err != nil {
 			return fmt.Errorf("function %s: %w", f.Name, err)
 		}

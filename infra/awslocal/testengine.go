@@ -6,16 +6,17 @@ import (
 	"os"
 	"time"
 
-	"github.com/callscribe/callscribe/shared/app"
+	"github.com/callscribe/callscribe/shared/awsstack"
 	"github.com/callscribe/callscribe/shared/callscribe"
+	"github.com/callscribe/callscribe/shared/engines"
 	"github.com/callscribe/callscribe/shared/testengine"
 )
 
-// Test builds (go build -tags testengine) can select TRANSCRIBER=test, as in
-// infra/local; TEST_ENGINE_DELAY slows it down.
-func init() {
-	app.RegisterTranscriber("test", func(cfg app.Config) (callscribe.Transcriber, func(), error) {
+// addTestEngine lets test builds (go build -tags testengine) select
+// TRANSCRIBER=test, as in infra/local; TEST_ENGINE_DELAY slows it down.
+func addTestEngine(t engines.Table[*awsstack.AWS]) {
+	t.Transcribers["test"] = func(a *awsstack.AWS) (callscribe.Transcriber, func(), error) {
 		delay, _ := time.ParseDuration(os.Getenv("TEST_ENGINE_DELAY"))
-		return &testengine.Engine{Delay: delay, AgentChannel: cfg.AgentChannel}, nil, nil
-	})
+		return &testengine.Engine{Delay: delay, AgentChannel: a.Config.AgentChannel}, nil, nil
+	}
 }

@@ -10,7 +10,17 @@ import (
 	"syscall"
 
 	"github.com/callscribe/callscribe/shared/app"
+	"github.com/callscribe/callscribe/shared/engines"
+	"github.com/callscribe/callscribe/shared/localstack"
 )
+
+// providers is the local table, plus the deterministic engine in test builds
+// (addTestEngine, see testengine.go).
+func providers() engines.Table[app.Config] {
+	t := localstack.Providers()
+	addTestEngine(t)
+	return t
+}
 
 func main() {
 	cfg, err := app.ConfigFromEnv()
@@ -19,7 +29,7 @@ func main() {
 		os.Exit(2)
 	}
 	logger := app.NewLogger(cfg.LogLevel)
-	local, err := app.OpenLocal(cfg, logger)
+	local, err := localstack.Open(cfg, logger, providers())
 	if err != nil {
 		logger.Error("starting the local stack failed", "err", err)
 		os.Exit(1)

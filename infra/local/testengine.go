@@ -8,14 +8,16 @@ import (
 
 	"github.com/callscribe/callscribe/shared/app"
 	"github.com/callscribe/callscribe/shared/callscribe"
+	"github.com/callscribe/callscribe/shared/engines"
 	"github.com/callscribe/callscribe/shared/testengine"
 )
 
-// Test builds (go build -tags testengine) can select TRANSCRIBER=test; the
-// TEST_ENGINE_DELAY variable slows it down for crash tests.
-func init() {
-	app.RegisterTranscriber("test", func(cfg app.Config) (callscribe.Transcriber, func(), error) {
+// addTestEngine lets test builds (go build -tags testengine) select
+// TRANSCRIBER=test; TEST_ENGINE_DELAY slows it down for crash tests. Only test
+// builds have it, so `make run` can never use it.
+func addTestEngine(t engines.Table[app.Config]) {
+	t.Transcribers["test"] = func(cfg app.Config) (callscribe.Transcriber, func(), error) {
 		delay, _ := time.ParseDuration(os.Getenv("TEST_ENGINE_DELAY"))
 		return &testengine.Engine{Delay: delay, AgentChannel: cfg.AgentChannel}, nil, nil
-	})
+	}
 }

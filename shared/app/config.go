@@ -1,6 +1,9 @@
-// Package app reads the service's configuration from the environment and wires
-// ports to adapters. Every entry point (the local process, each Lambda, the local
-// AWS emulation) builds its dependencies here, so they cannot drift apart.
+// Package app reads the service's configuration from the environment and makes
+// the JSON logger. Every entry point (the local process, each Lambda, the local
+// AWS emulation) reads the same Config; each deployment is wired by a package of
+// its own that links only what it runs: localstack (the embedded stack),
+// awsstack (DynamoDB, S3, SQS) with the worker provider tables awsstack/speech
+// and awsstack/insight, and lambdaapi (the Lambda entry points).
 package app
 
 import (

@@ -76,6 +76,10 @@ type Sessions struct {
 	now func() time.Time
 }
 
+// SessionTTL is the lifetime of a local dashboard session token (Cognito's
+// ID tokens on AWS live as long).
+const SessionTTL = time.Hour
+
 // NewSessions derives the signing key from secret; tokens live for ttl.
 func NewSessions(secret []byte, ttl time.Duration, now func() time.Time) *Sessions {
 	return &Sessions{key: DeriveKey(secret, "dashboard-session"), ttl: ttl, now: now}

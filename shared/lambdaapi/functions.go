@@ -8,14 +8,18 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/callscribe/callscribe/shared/app"
+	"github.com/callscribe/callscribe/shared/awsstack"
 	"github.com/callscribe/callscribe/shared/callscribe"
 	"github.com/callscribe/callscribe/shared/httpapi"
 )
 
-// Function is one Lambda function of the deployment. The table below is the one
-// inventory the function mains, the local AWS stack (infra/awslocal) and the
-// template and sample-event tests all read, so they cannot disagree about which
-// function serves which route or consumes which queue.
+// Function is one Lambda function of the deployment. The values below are the
+// one inventory that the function mains, the local AWS stack (infra/awslocal)
+// and the template and sample-event tests all read, so they cannot disagree
+// about which function serves which route or consumes which queue. Each main
+// names its value (lambdaapi.Serve(lambdaapi.Create)), so a typo does not
+// compile, and the template test checks that functions/<name>/main.go serves
+// the value whose Name is <name>.
 type Function struct {
 	// Name is the directory under functions/ and the stem of the template's
 	// logical id (e.g. "create" -> CreateFunction).
@@ -43,22 +47,29 @@ const (
 	QueueCallback      = "callback"
 )
 
-// Functions is the inventory. Order is the template's order.
+// The functions of the deployment.
+var (
+	Create    = Function{Name: "create", Routes: []httpapi.Route{httpapi.RouteCreateTranscription}}
+	List      = Function{Name: "list", Routes: []httpapi.Route{httpapi.RouteListJobs}}
+	Get       = Function{Name: "get", Routes: []httpapi.Route{httpapi.RouteGetJob}}
+	Delete    = Function{Name: "delete", Routes: []httpapi.Route{httpapi.RouteDeleteJob}}
+	Usage     = Function{Name: "usage", Routes: []httpapi.Route{httpapi.RouteUsage}, Session: true}
+	Summarize = Function{Name: "summarize", Routes: []httpapi.Route{httpapi.RouteSummarize}}
+	Tag       = Function{Name: "tag", Routes: []httpapi.Route{httpapi.RouteTag}}
+	Taxonomy  = Function{Name: "taxonomy", Routes: []httpapi.Route{httpapi.RouteTaxonomy}}
+	Uploads   = Function{Name: "uploads", Routes: []httpapi.Route{httpapi.RouteCreateUpload}}
+	APIKeys   = Function{Name: "apikeys", Routes: []httpapi.Route{httpapi.RouteCreateAPIKey, httpapi.RouteListAPIKeys, httpapi.RouteRevokeAPIKey}, Session: true}
+	Fallback  = Function{Name: "fallback", Default: true}
+
+	TranscriptionWorker = Function{Name: "transcription-worker", Queue: QueueTranscription, Kinds: []callscribe.MessageKind{callscribe.KindTranscribe}}
+	DerivedWorker       = Function{Name: "derived-worker", Queue: QueueDerived, Kinds: []callscribe.MessageKind{callscribe.KindDerive}}
+	CallbackWorker      = Function{Name: "callback-worker", Queue: QueueCallback, Kinds: []callscribe.MessageKind{callscribe.KindDeliverCallback}}
+)
+
+// Functions is the inventory, in the template's order.
 var Functions = []Function{
-	{Name: "create", Routes: []httpapi.Route{httpapi.RouteCreateTranscription}},
-	{Name: "list", Routes: []httpapi.Route{httpapi.RouteListJobs}},
-	{Name: "get", Routes: []httpapi.Route{httpapi.RouteGetJob}},
-	{Name: "delete", Routes: []httpapi.Route{httpapi.RouteDeleteJob}},
-	{Name: "usage", Routes: []httpapi.Route{httpapi.RouteUsage}, Session: true},
-	{Name: "summarize", Routes: []httpapi.Route{httpapi.RouteSummarize}},
-	{Name: "tag", Routes: []httpapi.Route{httpapi.RouteTag}},
-	{Name: "taxonomy", Routes: []httpapi.Route{httpapi.RouteTaxonomy}},
-	{Name: "uploads", Routes: []httpapi.Route{httpapi.RouteCreateUpload}},
-	{Name: "apikeys", Routes: []httpapi.Route{httpapi.RouteCreateAPIKey, httpapi.RouteListAPIKeys, httpapi.RouteRevokeAPIKey}, Session: true},
-	{Name: "fallback", Default: true},
-	{Name: "transcription-worker", Queue: QueueTranscription, Kinds: []callscribe.MessageKind{callscribe.KindTranscribe}},
-	{Name: "derived-worker", Queue: QueueDerived, Kinds: []callscribe.MessageKind{callscribe.KindDerive}},
-	{Name: "callback-worker", Queue: QueueCallback, Kinds: []callscribe.MessageKind{callscribe.KindDeliverCallback}},
+	Create, List, Get, Delete, Usage, Summarize, Tag, Taxonomy, Uploads, APIKeys, Fallback,
+	TranscriptionWorker, DerivedWorker, CallbackWorker,
 }
 
 // Lookup finds a function by name.
@@ -71,57 +82,57 @@ func Lookup(name string) (Function, bool) {
 	return Function{}, false
 }
 
-// APIHandler is the function's API Gateway v2 handler (API and fallback functions).
-func (f Function) APIHandler(backend *app.AWS) (EventHandler, error) {
+// Routes lists every API route of the inventory.
+func Routes() []httpapi.Route {
+	var routes []httpapi.Route
+	for _, f := range Functions {
+		routes = append(routes, f.Routes...)
+	}
+	return routes
+}
+
+// APIHandler is an API function's API Gateway v2 handler over the given
+// wiring. On AWS the dashboard session is the Cognito user API Gateway's JWT
+// authorizer verified (CognitoSessions).
+func APIHandler(f Function, backend *awsstack.AWS) (EventHandler, error) {
+	deps, cfg := backend.HTTP(CognitoSessions{}, nil)
 	switch {
 	case f.Default:
-		return Handler(Fallback(backend)), nil
+		// The fallback knows every route of the deployment, so a wrong method gets
+		// 405 with Allow (httpapi.NewFallback says the rest).
+		return Handler(httpapi.NewFallback(deps, cfg, Routes()...)), nil
 	case len(f.Routes) > 0:
-		return Handler(backend.APIServer(f.Routes...)), nil
+		return Handler(httpapi.New(deps, cfg, f.Routes...)), nil
 	}
 	return nil, fmt.Errorf("function %s is not an API function", f.Name)
 }
 
-// SQSHandler is the function's SQS handler (worker functions).
-func (f Function) SQSHandler(backend *app.AWS) (app.SQSEventHandler, error) {
-	if !f.IsWorker() {
-		return nil, fmt.Errorf("function %s is not a worker", f.Name)
-	}
-	return backend.SQSHandler(f.Kinds...)
-}
-
-// Main is the whole main of a function: read the configuration, wire the AWS
-// adapters once per execution environment (reused across invocations), start
-// the Lambda runtime with the function's handler.
-func Main(name string) {
+// Setup is the start of every function's main: read the configuration and
+// wire the AWS adapters once per execution environment (reused across
+// invocations). It exits the process on failure, as a Lambda init must.
+func Setup(f Function) *awsstack.AWS {
 	cfg, err := app.ConfigFromEnv()
-	logger := app.NewLogger(cfg.LogLevel).With("function", name)
+	logger := app.NewLogger(cfg.LogLevel).With("function", f.Name)
 	if err != nil {
 		logger.Error("invalid configuration", "err", err)
 		os.Exit(2)
 	}
-	f, ok := Lookup(name)
-	if !ok {
-		logger.Error("unknown function")
-		os.Exit(2)
-	}
-	backend, err := app.OpenAWS(context.Background(), cfg, logger)
+	backend, err := awsstack.Open(context.Background(), cfg, logger)
 	if err != nil {
 		logger.Error("wiring the AWS adapters failed", "err", err)
 		os.Exit(1)
 	}
-	if f.IsWorker() {
-		h, err := f.SQSHandler(backend)
-		if err != nil {
-			logger.Error("starting the worker failed", "err", err)
-			os.Exit(1)
-		}
-		lambda.Start(h)
-		return
-	}
-	h, err := f.APIHandler(backend)
+	return backend
+}
+
+// Serve is the whole main of an API function: wire, then start the Lambda
+// runtime with the function's handler. Worker functions use package
+// lambdaapi/workers, which also builds their providers.
+func Serve(f Function) {
+	backend := Setup(f)
+	h, err := APIHandler(f, backend)
 	if err != nil {
-		logger.Error("starting the API handler failed", "err", err)
+		backend.Logger.Error("starting the API handler failed", "err", err)
 		os.Exit(1)
 	}
 	lambda.Start(h)

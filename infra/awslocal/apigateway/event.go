@@ -1,4 +1,9 @@
-package lambdaapi
+// Package apigateway is the local AWS stack's stand-in for API Gateway's side
+// of a Lambda invocation: it turns an HTTP request into the HTTP API (payload
+// format 2.0) event API Gateway would send, and a function's response back into
+// HTTP. The local stack and the sample-event generator (functions/events_test.go)
+// use it, so both speak exactly what Lambda gets; no deployed function does.
+package apigateway
 
 import (
 	"encoding/base64"

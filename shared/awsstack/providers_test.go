@@ -1,4 +1,4 @@
-package app
+package awsstack_test
 
 import (
 	"encoding/json"
@@ -8,8 +8,13 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/callscribe/callscribe/shared/app"
+	"github.com/callscribe/callscribe/shared/awsstack"
+	"github.com/callscribe/callscribe/shared/awsstack/insight"
+	"github.com/callscribe/callscribe/shared/awsstack/speech"
 	"github.com/callscribe/callscribe/shared/awstranscribe"
 	"github.com/callscribe/callscribe/shared/callscribe"
+	"github.com/callscribe/callscribe/shared/engines"
 	"github.com/callscribe/callscribe/shared/llminsights"
 )
 
@@ -24,9 +29,26 @@ func isolateAWSEnv(t *testing.T) {
 	t.Setenv("AWS_ACCESS_KEY_ID", "AKIDTEST")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "secret")
 	t.Setenv("AWS_REGION", "eu-west-1")
+	t.Setenv("SESSION_SECRET", "a-session-secret-for-the-provider-tests")
 }
 
-func TestAWSProvidersBuildWithoutCallingAWS(t *testing.T) {
+func open(t *testing.T) *awsstack.AWS {
+	t.Helper()
+	cfg, err := app.ConfigFromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := awsstack.Open(t.Context(), cfg, app.NewLogger(cfg.LogLevel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// The workers' tables build from the default credential chain and the one
+// SDK configuration without calling AWS, and a built provider reaches the
+// configured model.
+func TestWorkerProvidersBuildWithoutCallingAWS(t *testing.T) {
 	isolateAWSEnv(t)
 	var hits atomic.Int32
 	var path string
@@ -45,43 +67,44 @@ func TestAWSProvidersBuildWithoutCallingAWS(t *testing.T) {
 	// The SDK's service-specific endpoint variable, honoured by the default chain.
 	t.Setenv("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", srv.URL)
 	t.Setenv("AUDIO_BUCKET", "callscribe-audio")
-	t.Setenv("TRANSCRIBER", "aws-transcribe")
-	t.Setenv("SUMMARIZER", "bedrock")
-	t.Setenv("TAGGER", "bedrock")
 	t.Setenv("BEDROCK_MODEL_ID", "amazon.nova-micro-v1:0")
+	a := open(t)
 
-	cfg, err := ConfigFromEnv()
+	stt, err := engines.Build(speech.Providers(), a, engines.Selection{Transcriber: "aws-transcribe"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := NewEngines(cfg, true)
+	if _, ok := stt.Transcriber.(*awstranscribe.Transcriber); !ok || stt.Summarizer != nil || stt.Tagger != nil {
+		t.Errorf("speech table built %T, %T, %T", stt.Transcriber, stt.Summarizer, stt.Tagger)
+	}
+	in, err := engines.Build(insight.Providers(), a, engines.Selection{Summarizer: "bedrock", Tagger: "bedrock"})
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer e.Close()
-	if _, ok := e.Transcriber.(*awstranscribe.Transcriber); !ok {
-		t.Errorf("transcriber is %T", e.Transcriber)
 	}
 	// The tagger is the shared LLM tagger; the request below shows it talks to Bedrock.
-	if _, ok := e.Tagger.(*llminsights.Tagger); !ok {
-		t.Errorf("tagger is %T", e.Tagger)
+	if _, ok := in.Tagger.(*llminsights.Tagger); !ok || in.Transcriber != nil {
+		t.Errorf("insight table built %T, %T", in.Transcriber, in.Tagger)
 	}
 	if hits.Load() != 0 {
 		t.Fatalf("building the engines made %d requests", hits.Load())
 	}
-
-	res, err := e.Summarizer.Summarize(t.Context(), callscribe.Transcript{Text: "User: I was charged twice"})
+	res, err := in.Summarizer.Summarize(t.Context(), callscribe.Transcript{Text: "User: I was charged twice"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Summary != "Charged twice." || path != "/model/amazon.nova-micro-v1:0/converse" {
 		t.Errorf("summary %q via %q; want the configured model", res.Summary, path)
 	}
+	// Each table offers only its own kind: the speech worker has no Bedrock.
+	if _, err := engines.Build(speech.Providers(), a, engines.Selection{Summarizer: "bedrock"}); err == nil || !strings.Contains(err.Error(), "SUMMARIZER") {
+		t.Fatalf("speech table built a summarizer: %v", err)
+	}
 }
 
 func TestAWSTranscribeNeedsTheBucket(t *testing.T) {
 	isolateAWSEnv(t)
-	_, err := NewEngines(Config{Transcriber: "aws-transcribe", Summarizer: "builtin", Tagger: "builtin", AWSRegion: "eu-west-1"}, true)
+	t.Setenv("AUDIO_BUCKET", "")
+	_, err := engines.Build(speech.Providers(), open(t), engines.Selection{Transcriber: "aws-transcribe"})
 	if err == nil || !strings.Contains(err.Error(), "AUDIO_BUCKET") {
 		t.Fatalf("err = %v", err)
 	}

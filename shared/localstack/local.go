@@ -1,4 +1,9 @@
-package app
+// Package localstack wires the whole service into one process on the embedded
+// stack (`make run`): SQLite for jobs, accounts and the durable queue, files
+// for audio, in-process workers, and the providers of the local table
+// (Providers: the embedded PocketSphinx engine, the built-in insights, the
+// OpenAI-compatible providers). Nothing on AWS imports it.
+package localstack
 
 import (
 	"context"
@@ -15,8 +20,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/callscribe/callscribe/shared/app"
 	"github.com/callscribe/callscribe/shared/callback"
 	"github.com/callscribe/callscribe/shared/diskaudio"
+	"github.com/callscribe/callscribe/shared/engines"
 	"github.com/callscribe/callscribe/shared/httpapi"
 	"github.com/callscribe/callscribe/shared/identity"
 	"github.com/callscribe/callscribe/shared/jobs"
@@ -24,13 +31,10 @@ import (
 	"github.com/callscribe/callscribe/shared/sqlite"
 )
 
-// SessionTTL is the lifetime of a dashboard session token.
-const SessionTTL = time.Hour
-
 // Local is the whole service in one process on the embedded stack: SQLite for
 // jobs, accounts and the durable queue, files for audio, in-process workers.
 type Local struct {
-	Config Config
+	Config app.Config
 	Logger *slog.Logger
 	DB     *sqlite.DB
 	Audio  *diskaudio.Store
@@ -38,14 +42,15 @@ type Local struct {
 	// the audio player's presigned reads (S3's roles on AWS).
 	Uploads *diskaudio.Uploads
 	Links   *diskaudio.Links
-	Engines *Engines
+	Engines *engines.Engines
 	Service *jobs.Service
 	Server  *httpapi.Server
 	Worker  *pipeline.Worker
 }
 
-// OpenLocal builds the local stack under cfg.DataDir.
-func OpenLocal(cfg Config, logger *slog.Logger) (*Local, error) {
+// Open builds the local stack under cfg.DataDir with the providers of table
+// (Providers(), plus a test build's own).
+func Open(cfg app.Config, logger *slog.Logger, table engines.Table[app.Config]) (*Local, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating DATA_DIR: %w", err)
 	}
@@ -62,12 +67,12 @@ func OpenLocal(cfg Config, logger *slog.Logger) (*Local, error) {
 		db.Close()
 		return nil, err
 	}
-	engines, err := NewEngines(cfg, true)
+	providers, err := engines.Build(table, cfg, engines.Selection{Transcriber: cfg.Transcriber, Summarizer: cfg.Summarizer, Tagger: cfg.Tagger})
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
-	sessions := httpapi.BearerSessions{Sessions: identity.NewSessions(secret, SessionTTL, time.Now)}
+	sessions := httpapi.BearerSessions{Sessions: identity.NewSessions(secret, identity.SessionTTL, time.Now)}
 	uploads := diskaudio.NewUploads(audio, identity.DeriveKey(secret, "local-uploads"), time.Now)
 	links := diskaudio.NewLinks(audio, identity.DeriveKey(secret, "local-audio-links"), time.Now)
 	queue := db.Queue()
@@ -78,18 +83,18 @@ func OpenLocal(cfg Config, logger *slog.Logger) (*Local, error) {
 		httpapi.Config{GatewayKey: cfg.GatewayKey, CursorKey: identity.DeriveKey(secret, "list-cursor")})
 	worker := &pipeline.Worker{
 		Jobs: service, Audio: audio, Queue: queue,
-		Transcriber: engines.Transcriber, Summarizer: engines.Summarizer, Tagger: engines.Tagger,
+		Transcriber: providers.Transcriber, Summarizer: providers.Summarizer, Tagger: providers.Tagger,
 		Notifier:            callback.NewNotifier(callback.NotifierConfig{AllowHosts: cfg.CallbackAllowHosts, Timeout: cfg.CallbackTimeout}),
 		Logger:              logger,
 		CallbackBackoffBase: cfg.CallbackBackoffBase,
 		CallbackTimeout:     cfg.CallbackTimeout,
 	}
-	return &Local{Config: cfg, Logger: logger, DB: db, Audio: audio, Uploads: uploads, Links: links, Engines: engines, Service: service, Server: server, Worker: worker}, nil
+	return &Local{Config: cfg, Logger: logger, DB: db, Audio: audio, Uploads: uploads, Links: links, Engines: providers, Service: service, Server: server, Worker: worker}, nil
 }
 
 // sessionSecret is SESSION_SECRET, or a random secret generated once and kept
 // in DATA_DIR so sessions and cursors survive restarts.
-func sessionSecret(cfg Config) ([]byte, error) {
+func sessionSecret(cfg app.Config) ([]byte, error) {
 	if cfg.SessionSecret != "" {
 		return []byte(cfg.SessionSecret), nil
 	}
