@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO    ?= go
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: run test deps deps-speech deps-aws build test-go fuzz bench-asr bench-insights bench narrowband-map run-aws-local deploy clean
+.PHONY: run test deps deps-speech deps-aws build test-go fuzz bench-asr bench-insights bench-coldstart bench narrowband-map run-aws-local deploy clean
 
 ## run: start the whole service locally on the embedded stack (SQLite, disk, in-process queue).
 run: deps-speech
@@ -41,6 +41,10 @@ narrowband-map: deps-speech
 
 bench-insights: deps-speech
 	@bash infra/bench/insights.sh
+
+## bench-coldstart: each Lambda's bootstrap size, linked packages and init time (fake Runtime API on loopback).
+bench-coldstart:
+	$(GO) run ./infra/bench/cmd/coldstart -runs 20
 
 ## build: every Lambda as bootstrap for provided.al2023/arm64.
 build:
