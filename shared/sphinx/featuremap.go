@@ -48,7 +48,8 @@ func (m *FeatureMap) Inputs() int { return m.Dim*(2*m.Context+1) + 1 }
 
 // validate checks that the weights have the declared shape and are finite, so
 // a damaged map file fails at start-up rather than producing garbage features.
-func (m *FeatureMap) validate() error {
+// Validate checks that every matrix has the shape Dim and Context call for.
+func (m *FeatureMap) Validate() error {
 	if m.Dim <= 0 || m.Context < 0 || m.Context > 10 {
 		return fmt.Errorf("feature map: bad shape dim=%d context=%d", m.Dim, m.Context)
 	}
@@ -91,7 +92,7 @@ func ParseFeatureMap(b []byte) (*FeatureMap, error) {
 	if err := dec.Decode(&m); err != nil {
 		return nil, fmt.Errorf("feature map: %w", err)
 	}
-	if err := m.validate(); err != nil {
+	if err := m.Validate(); err != nil {
 		return nil, err
 	}
 	return &m, nil
@@ -107,6 +108,14 @@ func stack(x, frames []float32, t, n, dim, context int) {
 		k += copy(x[k:], frames[src*dim:(src+1)*dim])
 	}
 	x[k] = 1
+}
+
+// InputAt writes the input vector of frame t of frames into x (Inputs()
+// long), as Apply builds it: the frames t-Context..t+Context, repeating the
+// first or last frame beyond either end, then the bias 1. Training code outside
+// the engine (infra/bench/cmd/narrowbandmap) builds its inputs with it.
+func (m *FeatureMap) InputAt(x, frames []float32, t int) {
+	stack(x, frames, t, len(frames)/m.Dim, m.Dim, m.Context)
 }
 
 func dot(a, b []float32) float32 {
@@ -277,7 +286,7 @@ func (f *FeatureMapFitter) Fit(ridge float64, matchVariance bool, trainedOn stri
 			m.Weights[out][i] = float32(v * scale)
 		}
 	}
-	return m, m.validate()
+	return m, m.Validate()
 }
 
 // MeanNormalised returns frames (of dim values) minus their mean: cepstral

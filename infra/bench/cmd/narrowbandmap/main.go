@@ -73,7 +73,7 @@ func main() {
 	}
 	t := &trainer{tr: tr, sentences: sentences, textName: filepath.Base(*textPath), cache: *cache,
 		context: *contextFrames, ridge: *ridge, matchVariance: *matchVariance,
-		hidden: sphinx.HiddenTraining{Units: *hidden, Epochs: *epochs, Batch: 256, Rate: *rate, Seed: 1,
+		hidden: HiddenTraining{Units: *hidden, Epochs: *epochs, Batch: 256, Rate: *rate, Seed: 1,
 			Progress: func(epoch int, mse float64) {
 				fmt.Fprintf(os.Stderr, "narrowbandmap: epoch %d: training mean squared distance %.3f\n", epoch, mse)
 			}}}
@@ -104,7 +104,7 @@ type trainer struct {
 	context       int
 	ridge         float64
 	matchVariance bool
-	hidden        sphinx.HiddenTraining
+	hidden        HiddenTraining
 }
 
 // fit fits one map on the sentences spoken by the comma-separated voices.
@@ -113,8 +113,8 @@ func (t *trainer) fit(voiceList string) (*sphinx.FeatureMap, error) {
 	ctx := context.Background()
 	var (
 		fitter  *sphinx.FeatureMapFitter
-		heldOut []sphinx.FramePair
-		pairs   []sphinx.FramePair
+		heldOut []FramePair
+		pairs   []FramePair
 		seconds float64
 	)
 	for _, voice := range voices {
@@ -135,12 +135,12 @@ func (t *trainer) fit(voiceList string) (*sphinx.FeatureMap, error) {
 				fitter = sphinx.NewFeatureMapFitter(dim, t.context)
 			}
 			if i%10 == 9 {
-				heldOut = append(heldOut, sphinx.FramePair{Narrow: nc, Wide: wc})
+				heldOut = append(heldOut, FramePair{Narrow: nc, Wide: wc})
 				continue
 			}
 			fitter.Add(nc, wc)
 			if t.hidden.Units > 0 {
-				pairs = append(pairs, sphinx.FramePair{Narrow: nc, Wide: wc})
+				pairs = append(pairs, FramePair{Narrow: nc, Wide: wc})
 			}
 			seconds += float64(len(wide)) / 16000
 		}
@@ -153,7 +153,7 @@ func (t *trainer) fit(voiceList string) (*sphinx.FeatureMap, error) {
 		return nil, err
 	}
 	if t.hidden.Units > 0 {
-		if m, err = sphinx.TrainHidden(m, pairs, t.hidden); err != nil {
+		if m, err = TrainHidden(m, pairs, t.hidden); err != nil {
 			return nil, err
 		}
 		m.TrainedOn += fmt.Sprintf("; hidden layer of %d units, %d epochs of Adam", t.hidden.Units, t.hidden.Epochs)

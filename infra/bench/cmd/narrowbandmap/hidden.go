@@ -1,4 +1,8 @@
-package sphinx
+package main
+
+// The hidden-layer trainer is the command's alone: the shipped map is linear
+// (a hidden layer halved the feature error but did not lower WER; see the
+// README), so the engine carries only what applies a map.
 
 import (
 	"errors"
@@ -6,6 +10,8 @@ import (
 	"math/rand"
 	"runtime"
 	"sync"
+
+	"github.com/callscribe/callscribe/shared/sphinx"
 )
 
 // FramePair is one utterance seen band-limited and wideband: frames of Dim
@@ -28,12 +34,12 @@ type HiddenTraining struct {
 // by minibatch Adam to what the linear map leaves unexplained. The linear
 // weights stay the least-squares solution, so the map starts from it and the
 // hidden layer only adds to it.
-func TrainHidden(m *FeatureMap, pairs []FramePair, cfg HiddenTraining) (*FeatureMap, error) {
+func TrainHidden(m *sphinx.FeatureMap, pairs []FramePair, cfg HiddenTraining) (*sphinx.FeatureMap, error) {
 	if cfg.Units <= 0 || cfg.Epochs <= 0 || cfg.Batch <= 0 || cfg.Rate <= 0 {
 		return nil, errors.New("feature map: hidden training needs units, epochs, batch and rate")
 	}
 	d, p, hu := m.Dim, m.Inputs(), cfg.Units
-	linear := &FeatureMap{Context: m.Context, Dim: d, Weights: m.Weights}
+	linear := &sphinx.FeatureMap{Context: m.Context, Dim: d, Weights: m.Weights}
 
 	// The utterances, mean-normalised as Apply normalises them, and the
 	// residual targets (wideband minus the linear map's output).
@@ -47,8 +53,8 @@ func TrainHidden(m *FeatureMap, pairs []FramePair, cfg HiddenTraining) (*Feature
 		if n == 0 {
 			continue
 		}
-		in := MeanNormalised(pr.Narrow[:n*d], d)
-		target := MeanNormalised(pr.Wide[:n*d], d)
+		in := sphinx.MeanNormalised(pr.Narrow[:n*d], d)
+		target := sphinx.MeanNormalised(pr.Wide[:n*d], d)
 		lin := linear.Apply(pr.Narrow[:n*d])
 		for i := range target {
 			target[i] -= lin[i]
@@ -129,7 +135,7 @@ func TrainHidden(m *FeatureMap, pairs []FramePair, cfg HiddenTraining) (*Feature
 					for _, r := range part {
 						ut := utts[r[0]]
 						n := len(ut.in) / d
-						stack(x, ut.in, int(r[1]), n, d, m.Context)
+						m.InputAt(x, ut.in[:n*d], int(r[1]))
 						for k := range x {
 							xs[k] = float64(x[k] / xScale[k])
 						}
@@ -190,7 +196,7 @@ func TrainHidden(m *FeatureMap, pairs []FramePair, cfg HiddenTraining) (*Feature
 		}
 	}
 
-	out := &FeatureMap{Context: m.Context, Dim: d, Weights: m.Weights, TrainedOn: m.TrainedOn}
+	out := &sphinx.FeatureMap{Context: m.Context, Dim: d, Weights: m.Weights, TrainedOn: m.TrainedOn}
 	out.Hidden = make([][]float32, hu)
 	for j := range out.Hidden {
 		out.Hidden[j] = make([]float32, p)
@@ -205,7 +211,7 @@ func TrainHidden(m *FeatureMap, pairs []FramePair, cfg HiddenTraining) (*Feature
 			out.Out[i][j] = float32(v[i*hu+j] * outScale[i])
 		}
 	}
-	return out, out.validate()
+	return out, out.Validate()
 }
 
 // adam applies one Adam step (Kingma & Ba) with the gradient summed over n

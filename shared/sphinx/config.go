@@ -1,0 +1,69 @@
+package sphinx
+
+import (
+	_ "embed"
+	"log/slog"
+	"strings"
+)
+
+// Config configures the embedded engine.
+type Config struct {
+	// Decoders is the size of the decoder pool, normally WORKERS; at least 1.
+	Decoders int
+	// AgentChannel is the channel whose speaker is the Agent (AGENT_CHANNEL).
+	AgentChannel int
+	// ModelDir holds en-us/ (acoustic model), en-us.lm.bin and
+	// cmudict-en-us.dict; default DefaultModelDir.
+	ModelDir string
+	// DomainLMWeight is the interpolation weight of the call-centre LM against
+	// the stock LM; 0 means DefaultDomainLMWeight, negative disables the domain LM.
+	DomainLMWeight float64
+	// DomainText replaces the built-in call-centre training text (one sentence a
+	// line); used by the bench to try other corpora.
+	DomainText string
+	// VADThreshold is the front end's speech/noise log-ratio; 0 means default.
+	VADThreshold float64
+	// NarrowbandMap maps the features of telephone-band audio (a sample rate
+	// of NarrowbandRate or less) before decoding; nil means the built-in map
+	// (narrowband_map.json). DisableNarrowbandMap decodes such audio unmapped.
+	NarrowbandMap        *FeatureMap
+	DisableNarrowbandMap bool
+	// ExtraArgs are appended to the decoder's arguments (tuning, benches).
+	ExtraArgs []string
+	Logger    *slog.Logger
+}
+
+// Defaults.
+const (
+	DefaultModelDir       = "/usr/share/pocketsphinx/model/en-us"
+	DefaultDomainLMWeight = 0.3
+	DefaultVADThreshold   = 2.0
+	// NarrowbandRate is the highest source sample rate whose features go
+	// through the narrowband map: the map was fitted on audio band-limited to
+	// 4 kHz, so it fits 8 kHz telephone audio and nothing wider.
+	NarrowbandRate = 8000
+)
+
+// builtinNarrowbandMap is the feature map fitted by infra/bench/cmd/narrowbandmap
+// (make narrowband-map); its trained_on field says on what.
+//
+//go:embed narrowband_map.json
+var builtinNarrowbandMap []byte
+
+// BuiltinNarrowbandMap returns the feature map the engine uses by default.
+func BuiltinNarrowbandMap() (*FeatureMap, error) { return ParseFeatureMap(builtinNarrowbandMap) }
+
+// Language is what this engine recognises.
+const Language = "en"
+
+// englishHint reports whether a BCP-47 / ISO language hint is English (or
+// empty): its primary subtag must be "en" ("en", "en-US", "EN_gb", "eng").
+func englishHint(tag string) bool {
+	tag = strings.TrimSpace(tag)
+	if tag == "" {
+		return true
+	}
+	primary, _, _ := strings.Cut(strings.ReplaceAll(tag, "_", "-"), "-")
+	primary = strings.ToLower(primary)
+	return primary == "en" || primary == "eng"
+}
