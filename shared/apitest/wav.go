@@ -3,6 +3,8 @@ package apitest
 import (
 	"encoding/binary"
 	"math"
+
+	"github.com/callscribe/callscribe/shared/audiodecode"
 )
 
 // WAVSampleRate is the rate of every generated WAV: the spec's recommended 8 kHz.
@@ -13,70 +15,47 @@ const WAVSampleRate = 8000
 // audio is all zero samples.
 func MakeWAV(seconds float64, channels int, silent bool) []byte {
 	frames := int(math.Round(seconds * WAVSampleRate))
-	dataLen := frames * channels * 2
-	b := make([]byte, 44+dataLen)
-	putWAVHeader(b, channels, dataLen)
-	if silent {
-		return b
-	}
-	// One period table per channel keeps large files cheap to build.
+	samples := make([][]int16, channels)
 	freqs := []float64{400, 1000}
-	for ch := 0; ch < channels; ch++ {
+	for ch := range samples {
+		samples[ch] = make([]int16, frames)
+		if silent {
+			continue
+		}
+		// One period table per channel keeps large files cheap to build.
 		period := int(WAVSampleRate / freqs[ch%2])
 		table := make([]int16, period)
 		for i := range table {
 			table[i] = int16(8000 * math.Sin(2*math.Pi*float64(i)/float64(period)))
 		}
-		for f := 0; f < frames; f++ {
-			off := 44 + (f*channels+ch)*2
-			binary.LittleEndian.PutUint16(b[off:], uint16(table[f%period]))
+		for f := range samples[ch] {
+			samples[ch][f] = table[f%period]
 		}
 	}
-	return b
+	return audiodecode.EncodeWAV(WAVSampleRate, samples...)
 }
 
 // WAVHeaderOnly is a well-formed WAV header whose data chunk is empty: its
 // duration cannot be determined.
 func WAVHeaderOnly() []byte {
-	b := make([]byte, 44)
-	putWAVHeader(b, 1, 0)
-	return b
+	return audiodecode.WAVHeader(WAVSampleRate, 1, 0)
 }
 
 // WAVNoDataChunk is a RIFF/WAVE file with a format chunk and no data chunk.
 func WAVNoDataChunk() []byte {
-	b := make([]byte, 44)
-	putWAVHeader(b, 1, 0)
-	b = b[:36]
-	binary.LittleEndian.PutUint32(b[4:], 28)
+	b := audiodecode.WAVHeader(WAVSampleRate, 1, 0)[:36]
+	binary.LittleEndian.PutUint32(b[4:], 28) // the RIFF size without the data chunk
 	return b
 }
 
 // SizedWAV is a silent mono WAV of exactly size bytes (size >= 44).
 func SizedWAV(size int, channels int) []byte {
 	b := make([]byte, size)
-	putWAVHeader(b, channels, size-44)
+	copy(b, audiodecode.WAVHeader(WAVSampleRate, channels, size-44))
 	return b
 }
 
 // WAVSeconds is the duration of a WAV built by MakeWAV.
 func WAVSeconds(seconds float64) float64 {
 	return math.Round(seconds*WAVSampleRate) / WAVSampleRate
-}
-
-func putWAVHeader(b []byte, channels, dataLen int) {
-	le := binary.LittleEndian
-	copy(b[0:], "RIFF")
-	le.PutUint32(b[4:], uint32(36+dataLen))
-	copy(b[8:], "WAVE")
-	copy(b[12:], "fmt ")
-	le.PutUint32(b[16:], 16)
-	le.PutUint16(b[20:], 1) // PCM
-	le.PutUint16(b[22:], uint16(channels))
-	le.PutUint32(b[24:], WAVSampleRate)
-	le.PutUint32(b[28:], uint32(WAVSampleRate*channels*2))
-	le.PutUint16(b[32:], uint16(channels*2))
-	le.PutUint16(b[34:], 16)
-	copy(b[36:], "data")
-	le.PutUint32(b[40:], uint32(dataLen))
 }

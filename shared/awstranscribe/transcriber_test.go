@@ -2,7 +2,6 @@ package awstranscribe
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"io"
@@ -21,6 +20,7 @@ import (
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
+	"github.com/callscribe/callscribe/shared/audiodecode"
 	"github.com/callscribe/callscribe/shared/callscribe"
 )
 
@@ -203,22 +203,11 @@ func newEnv(t *testing.T, agentChannel int) *env {
 
 // wav returns a 16-bit 8 kHz PCM WAV of silence.
 func wav(channels int, seconds float64) []byte {
-	const rate = 8000
-	data := int(seconds*rate) * channels * 2
-	b := make([]byte, 44+data)
-	copy(b, "RIFF")
-	binary.LittleEndian.PutUint32(b[4:], uint32(36+data))
-	copy(b[8:], "WAVEfmt ")
-	binary.LittleEndian.PutUint32(b[16:], 16)
-	binary.LittleEndian.PutUint16(b[20:], 1)
-	binary.LittleEndian.PutUint16(b[22:], uint16(channels))
-	binary.LittleEndian.PutUint32(b[24:], rate)
-	binary.LittleEndian.PutUint32(b[28:], uint32(rate*channels*2))
-	binary.LittleEndian.PutUint16(b[32:], uint16(channels*2))
-	binary.LittleEndian.PutUint16(b[34:], 16)
-	copy(b[36:], "data")
-	binary.LittleEndian.PutUint32(b[40:], uint32(data))
-	return b
+	samples := make([][]int16, channels)
+	for i := range samples {
+		samples[i] = make([]int16, int(seconds*8000))
+	}
+	return audiodecode.EncodeWAV(8000, samples...)
 }
 
 // Transcribe output fixtures, in the service's format: times as strings,

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"mime/multipart"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callscribe/callscribe/shared/audiodecode"
 	"github.com/callscribe/callscribe/shared/callscribe"
 	"github.com/callscribe/callscribe/shared/diskaudio"
 	"github.com/callscribe/callscribe/shared/identity"
@@ -79,25 +79,11 @@ func newFixture(t *testing.T, queue callscribe.Queue, wrap func(callscribe.JobSt
 
 // wav returns a canonical 16-bit PCM mono WAV of the given length with a tone.
 func wav(seconds float64, rate int) []byte {
-	n := int(seconds * float64(rate))
-	var b bytes.Buffer
-	le := binary.LittleEndian
-	b.WriteString("RIFF")
-	binary.Write(&b, le, uint32(36+2*n))
-	b.WriteString("WAVEfmt ")
-	binary.Write(&b, le, uint32(16))
-	binary.Write(&b, le, uint16(1))
-	binary.Write(&b, le, uint16(1))
-	binary.Write(&b, le, uint32(rate))
-	binary.Write(&b, le, uint32(2*rate))
-	binary.Write(&b, le, uint16(2))
-	binary.Write(&b, le, uint16(16))
-	b.WriteString("data")
-	binary.Write(&b, le, uint32(2*n))
-	for i := range n {
-		binary.Write(&b, le, int16((i%40)*500-10000))
+	samples := make([]int16, int(seconds*float64(rate)))
+	for i := range samples {
+		samples[i] = int16((i%40)*500 - 10000)
 	}
-	return b.Bytes()
+	return audiodecode.EncodeWAV(rate, samples)
 }
 
 func (f *fixture) upload(t *testing.T, audio []byte) *httptest.ResponseRecorder {

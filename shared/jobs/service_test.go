@@ -93,11 +93,7 @@ func wav(t *testing.T, seconds float64) []byte {
 	for i := range samples {
 		samples[i] = int16((i % 40) * 300)
 	}
-	var b bytes.Buffer
-	if err := audiodecode.WriteWAV(&b, 8000, samples); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
+	return audiodecode.EncodeWAV(8000, samples)
 }
 
 func upload(account string, data []byte) jobs.TranscriptionRequest {

@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -90,11 +89,7 @@ func stereo(t *testing.T, left, right int16) []byte {
 	for i := range l {
 		l[i], r[i] = left, right
 	}
-	var b bytes.Buffer
-	if err := audiodecode.WriteWAV(&b, 8000, l, r); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
+	return audiodecode.EncodeWAV(8000, l, r)
 }
 
 func verbose(lang string, segs ...string) string {

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"io"
@@ -15,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callscribe/callscribe/shared/audiodecode"
 	"github.com/callscribe/callscribe/shared/callback"
 	"github.com/callscribe/callscribe/shared/callscribe"
 	"github.com/callscribe/callscribe/shared/diskaudio"
@@ -76,22 +76,11 @@ func newEnv(t *testing.T, engine callscribe.Transcriber) *env {
 }
 
 func tone(seconds float64) []byte {
-	const rate = 8000
-	n := int(seconds * rate)
-	var b bytes.Buffer
-	le := binary.LittleEndian
-	b.WriteString("RIFF")
-	binary.Write(&b, le, uint32(36+2*n))
-	b.WriteString("WAVEfmt ")
-	for _, v := range []any{uint32(16), uint16(1), uint16(1), uint32(rate), uint32(2 * rate), uint16(2), uint16(16)} {
-		binary.Write(&b, le, v)
+	samples := make([]int16, int(seconds*8000))
+	for i := range samples {
+		samples[i] = int16((i%40)*500 - 10000)
 	}
-	b.WriteString("data")
-	binary.Write(&b, le, uint32(2*n))
-	for i := range n {
-		binary.Write(&b, le, int16((i%40)*500-10000))
-	}
-	return b.Bytes()
+	return audiodecode.EncodeWAV(8000, samples)
 }
 
 const month = "2026-11"

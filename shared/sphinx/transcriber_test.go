@@ -129,12 +129,8 @@ func audibleSpan(pcm []int16, rate int) (float64, float64) {
 	return float64(first) / float64(rate), float64(last+1) / float64(rate)
 }
 
-func wavOf(t *testing.T, rate int, channels ...[]int16) []byte {
-	var b bytes.Buffer
-	if err := audiodecode.WriteWAV(&b, rate, channels...); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
+func wavOf(_ *testing.T, rate int, channels ...[]int16) []byte {
+	return audiodecode.EncodeWAV(rate, channels...)
 }
 
 func wer(ref, hyp string) float64 {
@@ -310,13 +306,7 @@ func TestSilenceOnly(t *testing.T) {
 
 func TestRejects(t *testing.T) {
 	tr := transcriber(t)
-	three := make([]byte, 0)
-	{
-		// A 3-channel WAV written by hand (WriteWAV would accept it too).
-		var b bytes.Buffer
-		audiodecode.WriteWAV(&b, 8000, make([]int16, 800), make([]int16, 800), make([]int16, 800))
-		three = b.Bytes()
-	}
+	three := audiodecode.EncodeWAV(8000, make([]int16, 800), make([]int16, 800), make([]int16, 800))
 	for name, tc := range map[string]struct {
 		req      callscribe.TranscriptionRequest
 		code     string
