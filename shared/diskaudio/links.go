@@ -3,16 +3,11 @@ package diskaudio
 import (
 	"context"
 	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
 	"path"
 	"strconv"
-	"sync"
 	"time"
 )
 
@@ -27,47 +22,25 @@ const AudioPath = "/local-audio"
 // and expiry) and the expiry, with HTTP Range support so the player can seek.
 // A deleted job's audio file is gone, so its link answers 404 however fresh.
 type Links struct {
-	store  *Store
-	secret []byte
-	now    func() time.Time
-
-	mu   sync.RWMutex
-	base string
+	signer
+	store *Store
 }
 
 // NewLinks signs with secret and serves from store. SetBaseURL must be called
 // once the listener's address is known.
 func NewLinks(store *Store, secret []byte, now func() time.Time) *Links {
-	if now == nil {
-		now = time.Now
-	}
-	return &Links{store: store, secret: secret, now: now}
-}
-
-// SetBaseURL sets the service's base address (e.g. http://127.0.0.1:8080).
-func (l *Links) SetBaseURL(base string) {
-	l.mu.Lock()
-	l.base = base
-	l.mu.Unlock()
+	return &Links{signer: newSigner(secret, now), store: store}
 }
 
 // AudioURL implements callscribe.AudioLinker.
 func (l *Links) AudioURL(_ context.Context, key string, expiry time.Duration) (string, error) {
-	l.mu.RLock()
-	base := l.base
-	l.mu.RUnlock()
-	if base == "" {
-		return "", errors.New("local audio links: base URL not set")
+	base, err := l.baseURL()
+	if err != nil {
+		return "", err
 	}
 	expires := strconv.FormatInt(l.now().Add(expiry).Unix(), 10)
-	q := url.Values{"key": {key}, "expires": {expires}, "signature": {l.sign(key, expires)}}
+	q := url.Values{"key": {key}, "expires": {expires}, "signature": {l.sign("GET", key, expires)}}
 	return base + AudioPath + "?" + q.Encode(), nil
-}
-
-func (l *Links) sign(key, expires string) string {
-	m := hmac.New(sha256.New, l.secret)
-	_, _ = io.WriteString(m, "GET\n"+key+"\n"+expires)
-	return hex.EncodeToString(m.Sum(nil))
 }
 
 // ServeHTTP serves one linked object.
@@ -79,7 +52,7 @@ func (l *Links) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	key, expires := q.Get("key"), q.Get("expires")
-	if !hmac.Equal([]byte(l.sign(key, expires)), []byte(q.Get("signature"))) {
+	if !hmac.Equal([]byte(l.sign("GET", key, expires)), []byte(q.Get("signature"))) {
 		uploadError(w, http.StatusForbidden, "SIGNATURE_MISMATCH", "The audio link was changed or is incomplete.")
 		return
 	}

@@ -3,8 +3,6 @@ package diskaudio
 import (
 	"context"
 	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -15,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"time"
 )
 
@@ -33,49 +30,27 @@ const maxFieldBytes = 1 << 10
 // (HMAC-SHA256 over key, expiry and size limit), the expiry and the size limit,
 // reading no more than the limit. Success is 204, as S3 answers by default.
 type Uploads struct {
-	store  *Store
-	secret []byte
-	now    func() time.Time
-
-	mu   sync.RWMutex
-	base string
+	signer
+	store *Store
 }
 
 // NewUploads signs with secret and stores into store. SetBaseURL must be
 // called once the listener's address is known.
 func NewUploads(store *Store, secret []byte, now func() time.Time) *Uploads {
-	if now == nil {
-		now = time.Now
-	}
-	return &Uploads{store: store, secret: secret, now: now}
+	return &Uploads{signer: newSigner(secret, now), store: store}
 }
 
-// SetBaseURL sets the service's base address (e.g. http://127.0.0.1:8080).
-func (u *Uploads) SetBaseURL(base string) {
-	u.mu.Lock()
-	u.base = base
-	u.mu.Unlock()
-}
-
-// SignUpload implements httpapi.UploadSigner.
+// SignUpload implements callscribe.UploadSigner.
 func (u *Uploads) SignUpload(_ context.Context, key string, maxBytes int64, expiry time.Duration) (string, map[string]string, error) {
-	u.mu.RLock()
-	base := u.base
-	u.mu.RUnlock()
-	if base == "" {
-		return "", nil, errors.New("local uploads: base URL not set")
+	base, err := u.baseURL()
+	if err != nil {
+		return "", nil, err
 	}
 	expires := strconv.FormatInt(u.now().Add(expiry).Unix(), 10)
 	limit := strconv.FormatInt(maxBytes, 10)
 	return base + UploadPath, map[string]string{
 		"key": key, "expires": expires, "max_bytes": limit, "signature": u.sign(key, expires, limit),
 	}, nil
-}
-
-func (u *Uploads) sign(key, expires, maxBytes string) string {
-	m := hmac.New(sha256.New, u.secret)
-	_, _ = io.WriteString(m, key+"\n"+expires+"\n"+maxBytes)
-	return hex.EncodeToString(m.Sum(nil))
 }
 
 // ServeHTTP receives one presigned upload.
