@@ -155,6 +155,10 @@ func samples() []sample {
 			build: apiEvent("DELETE", "/v1/transcriptions/"+sampleJobID, "DELETE /v1/transcriptions/{job_id}", job, nil, nil, bearer(sampleAPIKey))},
 		{file: "usage.json", function: "usage", status: 200, keys: []string{"limit_minutes", "used_minutes", "remaining_minutes"},
 			build: apiEvent("GET", "/v1/transcriptions/usage", "GET /v1/transcriptions/usage", nil, jwt, nil, bearer("eyJraWQiOi.sample.jwt"))},
+		{file: "dashboard.json", function: "dashboard", status: 200, keys: []string{"transcriptions", "next_cursor"},
+			build: apiEvent("GET", "/dashboard/jobs?limit=20&type=transcription", "GET /dashboard/jobs", nil, jwt, nil, bearer("eyJraWQiOi.sample.jwt"))},
+		{file: "dashboard.limits.json", function: "dashboard", status: 200, keys: []string{"max_audio_bytes", "direct_upload_max_bytes", "audio_formats", "max_metadata_bytes", "default_page_size", "max_page_size"},
+			build: apiEvent("GET", "/dashboard/limits", "GET /dashboard/limits", nil, jwt, nil, bearer("eyJraWQiOi.sample.jwt"))},
 		// The same route with an API key and no verified claims (what a
 		// misconfigured route would pass through): refused.
 		{file: "usage.apikey.json", function: "usage", status: 401, code: "UNAUTHORIZED",

@@ -270,6 +270,7 @@ var want = map[string]access{
 	"taxonomy":             {"APIKeysTable": "read+write"},
 	"uploads":              {"APIKeysTable": "read+write", "AudioBucket": "write"},
 	"apikeys":              {"APIKeysTable": "crud"},
+	"dashboard":            {"JobsTable": "crud", "UsageTable": "crud", "AudioBucket": "crud", "TranscriptionQueue": "send", "DerivedQueue": "send"},
 	"fallback":             {"APIKeysTable": "read+write"},
 	"transcription-worker": {"JobsTable": "crud", "UsageTable": "crud", "AudioBucket": "read", "TranscriptionQueue": "send"},
 	"derived-worker":       {"JobsTable": "crud", "DerivedQueue": "send", "CallbackQueue": "send"},

@@ -59,6 +59,14 @@ var (
 	Taxonomy  = Function{Name: "taxonomy", Routes: []httpapi.Route{httpapi.RouteTaxonomy}}
 	Uploads   = Function{Name: "uploads", Routes: []httpapi.Route{httpapi.RouteCreateUpload}}
 	APIKeys   = Function{Name: "apikeys", Routes: []httpapi.Route{httpapi.RouteCreateAPIKey, httpapi.RouteListAPIKeys, httpapi.RouteRevokeAPIKey}, Session: true}
+	// Dashboard serves the dashboard's session routes: the API-key routes'
+	// handlers behind the Cognito authorizer, plus audio links and limits.
+	Dashboard = Function{Name: "dashboard", Routes: []httpapi.Route{
+		httpapi.RouteDashboardListJobs, httpapi.RouteDashboardCreateJob, httpapi.RouteDashboardGetJob,
+		httpapi.RouteDashboardDeleteJob, httpapi.RouteDashboardJobAudio, httpapi.RouteDashboardCreateUpload,
+		httpapi.RouteDashboardSummarize, httpapi.RouteDashboardTag, httpapi.RouteDashboardTaxonomy,
+		httpapi.RouteDashboardLimits,
+	}, Session: true}
 	Fallback  = Function{Name: "fallback", Default: true}
 
 	TranscriptionWorker = Function{Name: "transcription-worker", Queue: QueueTranscription, Kinds: []callscribe.MessageKind{callscribe.KindTranscribe}}
@@ -68,7 +76,7 @@ var (
 
 // Functions is the inventory, in the template's order.
 var Functions = []Function{
-	Create, List, Get, Delete, Usage, Summarize, Tag, Taxonomy, Uploads, APIKeys, Fallback,
+	Create, List, Get, Delete, Usage, Summarize, Tag, Taxonomy, Uploads, APIKeys, Dashboard, Fallback,
 	TranscriptionWorker, DerivedWorker, CallbackWorker,
 }
 

@@ -1,0 +1,7 @@
+// Command dashboard is a Lambda function of callscribe: lambdaapi.Dashboard says
+// what it serves, template.yaml how it is triggered.
+package main
+
+import "github.com/callscribe/callscribe/shared/lambdaapi"
+
+func main() { lambdaapi.Serve(lambdaapi.Dashboard) }
