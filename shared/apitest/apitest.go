@@ -114,6 +114,7 @@ func Run(t *testing.T, target Target, opts Options) {
 		{"QuotaConcurrent", s.testQuotaConcurrent},
 		{"QuotaRelease", s.testQuotaRelease},
 		{"GetJob", s.testGetJob},
+		{"Export", s.testExport},
 		{"Derive", s.testDerive},
 		{"Delete", s.testDelete},
 		{"List", s.testList},

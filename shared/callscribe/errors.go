@@ -42,6 +42,7 @@ const (
 	CodeInvalidRequest   = "INVALID_REQUEST"
 	CodeUploadNotFound   = "UPLOAD_NOT_FOUND"
 	CodeRequestTooLarge  = "REQUEST_TOO_LARGE"
+	CodeInvalidFormat    = "INVALID_FORMAT"
 
 	// CodeConflict never leaves the process: a compare-and-set status transition
 	// found the job in another state (or deleted) and did nothing.

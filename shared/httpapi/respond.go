@@ -27,6 +27,7 @@ var statusOf = map[string]int{
 	callscribe.CodeInvalidCallback:           http.StatusBadRequest,
 	callscribe.CodeInvalidRequest:            http.StatusBadRequest,
 	callscribe.CodeUploadNotFound:            http.StatusBadRequest,
+	callscribe.CodeInvalidFormat:             http.StatusBadRequest,
 	callscribe.CodeUnauthorized:              http.StatusUnauthorized,
 	callscribe.CodeForbidden:                 http.StatusForbidden,
 	callscribe.CodeJobNotFound:               http.StatusNotFound,

@@ -76,6 +76,7 @@ const (
 	RouteUsage               Route = "GET /v1/transcriptions/usage"
 	RouteGetJob              Route = "GET /v1/transcriptions/{job_id}"
 	RouteDeleteJob           Route = "DELETE /v1/transcriptions/{job_id}"
+	RouteExportJob           Route = "GET /v1/transcriptions/{job_id}/export"
 	RouteSummarize           Route = "POST /v1/summarize"
 	RouteTag                 Route = "POST /v1/tag"
 	RouteTaxonomy            Route = "GET /v1/tags/taxonomy"
@@ -95,6 +96,7 @@ const (
 	RouteDashboardGetJob       Route = "GET /dashboard/jobs/{job_id}"
 	RouteDashboardDeleteJob    Route = "DELETE /dashboard/jobs/{job_id}"
 	RouteDashboardJobAudio     Route = "GET /dashboard/jobs/{job_id}/audio"
+	RouteDashboardExportJob    Route = "GET /dashboard/jobs/{job_id}/export"
 	RouteDashboardCreateUpload Route = "POST /dashboard/uploads"
 	RouteDashboardSummarize    Route = "POST /dashboard/summarize"
 	RouteDashboardTag          Route = "POST /dashboard/tag"
@@ -112,6 +114,7 @@ func New(deps Deps, cfg Config, routes ...Route) *Server {
 		RouteUsage:               s.session(s.usage),
 		RouteGetJob:              s.apiKey(s.getJob),
 		RouteDeleteJob:           s.apiKey(s.deleteJob),
+		RouteExportJob:           s.apiKey(s.exportJob),
 		RouteSummarize:           s.apiKey(s.derive(callscribe.TypeSummary)),
 		RouteTag:                 s.apiKey(s.derive(callscribe.TypeTags)),
 		RouteTaxonomy:            s.apiKey(s.taxonomy),
@@ -128,6 +131,7 @@ func New(deps Deps, cfg Config, routes ...Route) *Server {
 		RouteDashboardGetJob:       s.session(s.getJob),
 		RouteDashboardDeleteJob:    s.session(s.deleteJob),
 		RouteDashboardJobAudio:     s.session(s.jobAudio),
+		RouteDashboardExportJob:    s.session(s.exportJob),
 		RouteDashboardCreateUpload: s.session(s.createUpload),
 		RouteDashboardSummarize:    s.session(s.derive(callscribe.TypeSummary)),
 		RouteDashboardTag:          s.session(s.derive(callscribe.TypeTags)),

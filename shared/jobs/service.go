@@ -25,6 +25,7 @@ package jobs
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"time"
 
@@ -176,4 +177,33 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// Transcript returns the result of a transcription the account owns, for
+// exports: a summary or tags job has no transcript (NOT_A_TRANSCRIPTION), and
+// one that has not succeeded has none yet, or never will
+// (TRANSCRIPTION_NOT_READY, saying which).
+func (s *Service) Transcript(ctx context.Context, accountID, jobID string) (*callscribe.TranscriptionResult, error) {
+	job, err := s.Get(ctx, accountID, jobID)
+	if err != nil {
+		return nil, err
+	}
+	if job.Type.OrDefault() != callscribe.TypeTranscription {
+		return nil, callscribe.Errorf(callscribe.CodeNotATranscription, "Job %s is a %s job; only transcriptions have a transcript to export.", jobID, job.Type)
+	}
+	switch job.Status {
+	case callscribe.StatusSucceeded:
+	case callscribe.StatusFailed:
+		return nil, callscribe.Errorf(callscribe.CodeTranscriptionNotReady, "Transcription %s failed; it has no transcript to export.", jobID)
+	default:
+		return nil, callscribe.Errorf(callscribe.CodeTranscriptionNotReady, "Transcription %s is %s; retry once it has succeeded.", jobID, job.Status)
+	}
+	var result callscribe.TranscriptionResult
+	if err := json.Unmarshal(job.Result, &result); err != nil {
+		return nil, err
+	}
+	if result.Transcript == nil {
+		result.Transcript = []callscribe.Segment{}
+	}
+	return &result, nil
 }

@@ -628,3 +628,33 @@ func TestUsageMatchesWhatUploadEnforces(t *testing.T) {
 		t.Fatal("remaining went negative")
 	}
 }
+
+func TestTranscriptForExport(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	done := e.finished(t, "acct", []callscribe.Segment{{Text: "hello", SpeakerAlias: "Agent"}}, ptr("en"))
+	res, err := e.svc.Transcript(ctx, "acct", done.ID)
+	if err != nil || len(res.Transcript) != 1 || res.Transcript[0].Text != "hello" {
+		t.Fatalf("transcript %+v %v", res, err)
+	}
+	silent := e.finished(t, "acct", nil, nil)
+	if res, err := e.svc.Transcript(ctx, "acct", silent.ID); err != nil || res.Transcript == nil {
+		t.Fatalf("a silent call exports an empty transcript, not null: %+v %v", res, err)
+	}
+	queued, _ := e.svc.SubmitTranscription(ctx, upload("acct", wav(t, 1)))
+	_, err = e.svc.Transcript(ctx, "acct", queued.ID)
+	requireCode(t, err, callscribe.CodeTranscriptionNotReady)
+	failing, _ := e.svc.SubmitTranscription(ctx, upload("acct", wav(t, 1)))
+	claimed, _ := e.svc.Claim(ctx, failing.ID, true)
+	e.svc.Fail(ctx, claimed, &callscribe.JobError{Code: callscribe.JobErrBadAudio, Message: "x"})
+	_, err = e.svc.Transcript(ctx, "acct", failing.ID)
+	requireCode(t, err, callscribe.CodeTranscriptionNotReady)
+	if !strings.Contains(err.Error(), "failed") {
+		t.Fatalf("a failed transcription's message should say it failed: %v", err)
+	}
+	sum, _ := e.svc.Derive(ctx, jobs.DeriveRequest{AccountID: "acct", Type: callscribe.TypeSummary, Text: "x"})
+	_, err = e.svc.Transcript(ctx, "acct", sum.ID)
+	requireCode(t, err, callscribe.CodeNotATranscription)
+	_, err = e.svc.Transcript(ctx, "other", done.ID)
+	requireCode(t, err, callscribe.CodeForbidden)
+}

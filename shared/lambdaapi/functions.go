@@ -51,7 +51,7 @@ const (
 var (
 	Create    = Function{Name: "create", Routes: []httpapi.Route{httpapi.RouteCreateTranscription}}
 	List      = Function{Name: "list", Routes: []httpapi.Route{httpapi.RouteListJobs}}
-	Get       = Function{Name: "get", Routes: []httpapi.Route{httpapi.RouteGetJob}}
+	Get       = Function{Name: "get", Routes: []httpapi.Route{httpapi.RouteGetJob, httpapi.RouteExportJob}}
 	Delete    = Function{Name: "delete", Routes: []httpapi.Route{httpapi.RouteDeleteJob}}
 	Usage     = Function{Name: "usage", Routes: []httpapi.Route{httpapi.RouteUsage}, Session: true}
 	Summarize = Function{Name: "summarize", Routes: []httpapi.Route{httpapi.RouteSummarize}}
@@ -63,11 +63,11 @@ var (
 	// handlers behind the Cognito authorizer, plus audio links and limits.
 	Dashboard = Function{Name: "dashboard", Routes: []httpapi.Route{
 		httpapi.RouteDashboardListJobs, httpapi.RouteDashboardCreateJob, httpapi.RouteDashboardGetJob,
-		httpapi.RouteDashboardDeleteJob, httpapi.RouteDashboardJobAudio, httpapi.RouteDashboardCreateUpload,
+		httpapi.RouteDashboardDeleteJob, httpapi.RouteDashboardJobAudio, httpapi.RouteDashboardExportJob, httpapi.RouteDashboardCreateUpload,
 		httpapi.RouteDashboardSummarize, httpapi.RouteDashboardTag, httpapi.RouteDashboardTaxonomy,
 		httpapi.RouteDashboardLimits,
 	}, Session: true}
-	Fallback  = Function{Name: "fallback", Default: true}
+	Fallback = Function{Name: "fallback", Default: true}
 
 	TranscriptionWorker = Function{Name: "transcription-worker", Queue: QueueTranscription, Kinds: []callscribe.MessageKind{callscribe.KindTranscribe}}
 	DerivedWorker       = Function{Name: "derived-worker", Queue: QueueDerived, Kinds: []callscribe.MessageKind{callscribe.KindDerive}}

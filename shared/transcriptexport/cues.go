@@ -1,0 +1,97 @@
+package transcriptexport
+
+import (
+	"strings"
+
+	"github.com/callscribe/callscribe/shared/callscribe"
+)
+
+// Cue is one subtitle: a time span, its speaker and at most MaxCueLines lines.
+type Cue struct {
+	Start, End float64
+	Speaker    string
+	Lines      []string
+}
+
+// Word is one word of a segment with its time span.
+type Word struct {
+	Text       string
+	Start, End float64
+}
+
+// WordTimer returns the words of a segment with their times. Interpolation is
+// all there is today; a transcript with recognised word times will supply
+// those instead.
+type WordTimer func(seg callscribe.Segment) []Word
+
+// interpolatedWords gives each word of seg a share of the segment's span in
+// proportion to its characters (a space counts with the word after it), so a
+// long word takes longer to say than a short one.
+func interpolatedWords(seg callscribe.Segment) []Word {
+	fields := strings.Fields(seg.Text)
+	if len(fields) == 0 {
+		return nil
+	}
+	total := len(strings.Join(fields, " "))
+	span := max(seg.TimeEnd-seg.TimeStart, 0)
+	words := make([]Word, len(fields))
+	offset := 0
+	for i, f := range fields {
+		if i > 0 {
+			offset++ // the space before the word
+		}
+		start := seg.TimeStart + span*float64(offset)/float64(total)
+		offset += len(f)
+		words[i] = Word{Text: f, Start: start, End: seg.TimeStart + span*float64(offset)/float64(total)}
+	}
+	return words
+}
+
+// Cues splits every segment into cues within the limits (MaxCueSeconds,
+// MaxCueLines of MaxLineChars), at word boundaries, in time order. With
+// labelled, the first line leaves room for the "Agent: " label a format writes
+// before it (SRT shows it as text; a WebVTT voice span is not shown as text).
+func Cues(segs []callscribe.Segment, timer WordTimer, labelled bool) []Cue {
+	var cues []Cue
+	for _, seg := range segs {
+		words := timer(seg)
+		reserve := 0
+		if labelled && seg.SpeakerAlias != "" {
+			reserve = len(seg.SpeakerAlias) + len(": ")
+		}
+		for len(words) > 0 {
+			n, lines := fit(words, reserve)
+			cues = append(cues, Cue{Start: words[0].Start, End: words[n-1].End, Speaker: seg.SpeakerAlias, Lines: lines})
+			words = words[n:]
+		}
+	}
+	return cues
+}
+
+// fit takes as many leading words as fit one cue (at least one) and returns
+// how many, wrapped into lines; the first line has reserve characters less.
+func fit(words []Word, reserve int) (int, []string) {
+	var lines []string
+	line := ""
+	for i, w := range words {
+		if i > 0 && w.End-words[0].Start > MaxCueSeconds {
+			return i, append(lines, line)
+		}
+		room := MaxLineChars
+		if len(lines) == 0 {
+			room -= reserve
+		}
+		switch {
+		case line == "":
+			line = w.Text
+		case len(line)+1+len(w.Text) <= room:
+			line += " " + w.Text
+		case len(lines)+1 < MaxCueLines:
+			lines = append(lines, line)
+			line = w.Text
+		default:
+			return i, append(lines, line)
+		}
+	}
+	return len(words), append(lines, line)
+}
