@@ -106,6 +106,7 @@ func Run(t *testing.T, target Target, opts Options) {
 	}{
 		{"Routing", s.testRouting},
 		{"Dashboard", s.testDashboard},
+		{"DashboardJobs", s.testDashboardJobs},
 		{"Auth", s.testAuth},
 		{"Upload", s.testUpload},
 		{"UploadFixtures", s.testUploadFixtures},
