@@ -3,20 +3,29 @@ SHELL := /bin/bash
 GO    ?= go
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: run test deps deps-speech deps-aws build test-go fuzz bench-asr bench-insights bench-coldstart bench narrowband-map run-aws-local deploy clean
+.PHONY: run test deps deps-speech deps-aws deps-web web build test-go fuzz bench-asr bench-insights bench-coldstart bench narrowband-map run-aws-local deploy clean
 
-## run: start the whole service locally on the embedded stack (SQLite, disk, in-process queue).
-run: deps-speech
+## run: start the whole service locally on the embedded stack (SQLite, disk, in-process queue),
+## with the web dashboard at / (built first).
+run: deps-speech web
 	$(GO) run ./infra/local
 
-## test: install what the tests need, then run every test and a short fuzz pass.
-test: deps
+## test: install what the tests need, build the dashboard, then run every test and a short fuzz pass.
+test: deps web
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
 	$(MAKE) fuzz
 
 ## deps: system packages (Debian) and npm packages the tests need.
 deps: deps-speech deps-aws
+	@bash infra/scripts/install-web-deps.sh --browser
+
+deps-web:
+	@bash infra/scripts/install-web-deps.sh
+
+## web: type-check and build the dashboard into shared/dashboard/dist/app (embedded by Go).
+web: deps-web
+	cd shared/dashboard/web && npm run --silent build
 
 deps-speech:
 	@bash infra/scripts/install-speech-deps.sh
@@ -50,7 +59,7 @@ bench-coldstart:
 build:
 	@bash infra/scripts/build-lambdas.sh
 
-run-aws-local: deps-aws
+run-aws-local: deps-aws web
 	$(GO) run ./infra/awslocal
 
 deploy: build

@@ -29,7 +29,10 @@ type gateway struct {
 	// methods included, so those get 405 like every other known path.
 	local      http.Handler
 	localPaths map[string]bool
-	logger     *slog.Logger
+	// page serves the web dashboard at / and /assets/ (on AWS a static host
+	// serves those files; the emulation serves them itself).
+	page   http.Handler
+	logger *slog.Logger
 }
 
 func newGateway(backend *awsstack.AWS, sessions *identity.Sessions, logger *slog.Logger) (*gateway, error) {
@@ -71,6 +74,10 @@ func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if g.localPaths[r.URL.Path] {
 		g.local.ServeHTTP(w, r)
+		return
+	}
+	if g.page != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead) && (r.URL.Path == "/" || strings.HasPrefix(r.URL.Path, "/assets/")) {
+		g.page.ServeHTTP(w, r)
 		return
 	}
 	g.call(w, r, "$default", nil, nil, g.fallback, "fallback")

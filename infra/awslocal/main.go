@@ -47,6 +47,7 @@ import (
 	"github.com/callscribe/callscribe/shared/awsstack/insight"
 	"github.com/callscribe/callscribe/shared/awsstack/speech"
 	"github.com/callscribe/callscribe/shared/awstest"
+	"github.com/callscribe/callscribe/shared/dashboard"
 	"github.com/callscribe/callscribe/shared/dynamodb"
 	"github.com/callscribe/callscribe/shared/engines"
 	"github.com/callscribe/callscribe/shared/identity"
@@ -118,6 +119,8 @@ func run(ctx context.Context, cfg app.Config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	// The player streams presigned links from the S3 stand-in's origin.
+	gw.page = dashboard.Handler(dashboard.Options{MediaOrigins: []string{servers.S3Endpoint}})
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	if err := startWorkers(workCtx, &wg, backend, servers, cfg, logger); err != nil {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/callscribe/callscribe/shared/app"
 	"github.com/callscribe/callscribe/shared/callback"
+	"github.com/callscribe/callscribe/shared/dashboard"
 	"github.com/callscribe/callscribe/shared/diskaudio"
 	"github.com/callscribe/callscribe/shared/engines"
 	"github.com/callscribe/callscribe/shared/httpapi"
@@ -140,6 +141,10 @@ func (l *Local) Run(ctx context.Context, ready func(addr string)) error {
 	routes := http.NewServeMux()
 	routes.Handle(diskaudio.UploadPath, l.Uploads)
 	routes.Handle(diskaudio.AudioPath, l.Links)
+	// The web dashboard: its page at / and its assets; every other path is the API's.
+	page := dashboard.Handler(dashboard.Options{})
+	routes.Handle("GET /{$}", page)
+	routes.Handle("GET /assets/", page)
 	routes.Handle("/", l.Server)
 	srv := &http.Server{Handler: routes, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
 

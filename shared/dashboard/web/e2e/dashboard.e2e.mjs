@@ -1,0 +1,214 @@
+// End-to-end test of the dashboard in a real browser (Debian's Chromium driven
+// by playwright-core; no browser download), against a running service:
+//
+//   BASE_URL=http://127.0.0.1:8080 CALL_WAV=call.wav OUT_DIR=/tmp/shots node e2e/dashboard.e2e.mjs
+//
+// It does what a new user does: sign up, create an API key and use it, upload
+// a stereo call, watch it finish, review it (Agent and User turns, the player
+// highlighting the turn it plays, clicking a turn to seek), summarize and tag,
+// download SRT, see usage go up, revoke the key (the API then answers 401),
+// delete the call; then an XSS case and an expired session. It writes a
+// screenshot of every screen to OUT_DIR (kept for failures) and exits non-zero
+// on the first failed check.
+import { chromium } from "playwright-core";
+import { readFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+
+const base = process.env.BASE_URL;
+const wavPath = process.env.CALL_WAV;
+const outDir = process.env.OUT_DIR || "e2e-out";
+if (!base || !wavPath) {
+  console.error("BASE_URL and CALL_WAV are required");
+  process.exit(2);
+}
+mkdirSync(outDir, { recursive: true });
+
+let passed = 0;
+let step = "start";
+function check(cond, what) {
+  if (!cond) throw new Error(`${step}: ${what}`);
+  passed++;
+}
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-gpu", "--autoplay-policy=no-user-gesture-required"],
+});
+const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
+const page = await context.newPage();
+const dialogs = [];
+page.on("dialog", async (d) => {
+  dialogs.push(d.message());
+  await d.accept();
+});
+const pageErrors = [];
+page.on("pageerror", (e) => pageErrors.push(String(e)));
+
+async function shot(name) {
+  await page.screenshot({ path: join(outDir, name + ".png"), fullPage: true });
+}
+
+async function api(method, path, key, body) {
+  const headers = { Authorization: "Bearer " + key };
+  if (body) headers["Content-Type"] = "application/json";
+  const r = await fetch(base + path, { method, headers, body: body ? JSON.stringify(body) : undefined });
+  return { status: r.status, body: await r.json().catch(() => null) };
+}
+
+let failed = 0;
+try {
+  step = "sign up";
+  const email = `e2e-${Date.now()}@example.com`;
+  await page.goto(base + "/");
+  await page.waitForURL(/#\/signin$/);
+  await shot("01-signin");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill("a-long-password");
+  await page.getByRole("button", { name: "Sign up" }).click();
+  await page.getByRole("heading", { name: "Calls", exact: true }).waitFor();
+  check(true, "signed up and in");
+
+  step = "API key";
+  await page.getByRole("link", { name: "API keys" }).click();
+  await page.getByRole("button", { name: "Create API key" }).click();
+  const keyField = page.getByLabel("New API key");
+  await keyField.waitFor();
+  const apiKey = await keyField.inputValue();
+  check(apiKey.length > 20 && (await keyField.getAttribute("readonly")) !== null, "the new key is shown once, read-only");
+  check(await page.getByText("will not be shown again").isVisible(), "the warning is shown");
+  check((await page.getByRole("button", { name: "Copy" }).count()) === 1, "a copy button");
+  await shot("02-keys");
+  const list = await api("GET", "/v1/transcriptions", apiKey);
+  check(list.status === 200, `the key works on the API (got ${list.status})`);
+
+  step = "upload";
+  await page.getByRole("link", { name: "Calls", exact: true }).click();
+  await page.getByLabel("Call audio").setInputFiles({ name: "support-call.wav", mimeType: "audio/wav", buffer: readFileSync(wavPath) });
+  await page.getByLabel("Language (optional)").fill("en");
+  await page.getByRole("button", { name: "Upload", exact: true }).click();
+  await page.getByRole("link", { name: "Open the call" }).waitFor();
+  await page.getByRole("link", { name: "support-call.wav" }).waitFor();
+  check(true, "the call appears in the list");
+  await page.getByRole("row", { name: /support-call\.wav.*succeeded/ }).waitFor({ timeout: 30000 });
+  check(true, "the list shows the call finish");
+  await shot("03-calls");
+
+  step = "review";
+  await page.getByRole("link", { name: "Open the call" }).click();
+  const turns = page.getByRole("list", { name: "Transcript" }).getByRole("listitem");
+  await turns.first().waitFor({ timeout: 30000 });
+  const texts = await turns.allTextContents();
+  check(texts.some((t) => t.startsWith("Agent")) && texts.some((t) => t.startsWith("User")), `Agent and User turns (${texts})`);
+  const audio = page.getByLabel("Call audio player");
+  await page.waitForFunction(() => {
+    const a = document.querySelector("audio");
+    return a && a.src && a.readyState >= 1;
+  });
+  // Playing highlights the turn under the playhead.
+  await page.evaluate(() => {
+    const a = document.querySelector("audio");
+    a.muted = true;
+    return a.play();
+  });
+  await page.waitForFunction(() => document.querySelector(".turn[aria-current='true']") !== null, null, { timeout: 10000 });
+  check(true, "a turn is highlighted while playing");
+  await page.evaluate(() => document.querySelector("audio").pause());
+  // Clicking a turn seeks to it.
+  const second = turns.nth(1);
+  await second.click();
+  const t = await audio.evaluate((a) => a.currentTime);
+  check(t > 0, `clicking the second turn seeks (currentTime ${t})`);
+  await page.waitForFunction(() => document.querySelectorAll(".turn")[1].getAttribute("aria-current") === "true");
+  check(true, "the clicked turn is the current one");
+  await page.evaluate(() => document.querySelector("audio").pause());
+
+  step = "summarize and tag";
+  await page.getByRole("button", { name: "Summarize" }).click();
+  await page.getByRole("button", { name: "Tag", exact: true }).click();
+  await page.locator(".derived[data-type='summary'] .badge.status-succeeded").waitFor({ timeout: 30000 });
+  await page.locator(".derived[data-type='tags'] .chip").first().waitFor({ timeout: 30000 });
+  check(true, "the summary and tags show when done");
+  await shot("04-review");
+
+  step = "download SRT";
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "SRT" }).click()]);
+  const srt = readFileSync(await download.path(), "utf8");
+  check(/^1\n\d\d:\d\d:\d\d,\d{3} --> /.test(srt) && srt.includes("Agent: "), "the SRT file has cues with speakers");
+
+  step = "usage";
+  await page.getByRole("link", { name: "Usage" }).click();
+  await page.getByText("minutes used").waitFor();
+  const usageText = await page.locator(".usage").textContent();
+  check(/used/.test(usageText) && /remaining/.test(usageText), "usage figures say used and remaining");
+  const used = parseFloat(await page.locator(".usage .figures strong").first().textContent());
+  check(used > 0, `usage went up (${used} minutes used)`);
+  await shot("05-usage");
+
+  step = "revoke";
+  await page.getByRole("link", { name: "API keys" }).click();
+  await page.getByRole("button", { name: "Revoke" }).click();
+  await page.getByText("No API keys yet.").waitFor();
+  check(dialogs.some((m) => m.startsWith("Revoke")), "revoking asks for confirmation");
+  check((await api("GET", "/v1/transcriptions", apiKey)).status === 401, "the revoked key gets 401 at once");
+
+  step = "delete";
+  await page.getByRole("link", { name: "Calls", exact: true }).click();
+  await page.getByRole("link", { name: "support-call.wav" }).click();
+  await page.getByRole("button", { name: "Delete" }).click();
+  await page.getByRole("heading", { name: "Calls", exact: true }).waitFor();
+  await page.getByRole("link", { name: "summary job" }).first().waitFor(); // the list has loaded
+  check(dialogs.some((m) => m.startsWith("Delete this call")), "deleting asks for confirmation");
+  check((await page.getByRole("link", { name: "support-call.wav" }).count()) === 0, "the deleted call is gone from the list");
+
+  step = "untrusted text is shown as text";
+  const xss = "<img src=x onerror=alert(1)>";
+  const token = await page.evaluate(() => JSON.parse(sessionStorage.getItem("callscribe.session")).token);
+  const form = new FormData();
+  form.set("file", new Blob([readFileSync(wavPath)], { type: "audio/wav" }), xss + ".wav");
+  const up = await fetch(base + "/dashboard/jobs", { method: "POST", headers: { Authorization: "Bearer " + token }, body: form });
+  check(up.status === 202, `uploading a file named like markup (${up.status})`);
+  const sum = await fetch(base + "/dashboard/summarize", {
+    method: "POST",
+    headers: { Authorization: "Bearer " + token, "Content-Type": "application/json" },
+    body: JSON.stringify({ transcript_text: "User: " + xss + " my card was charged twice" }),
+  }).then((r) => r.json());
+  await page.goto(base + "/#/");
+  await page.reload();
+  await page.getByRole("link", { name: xss + ".wav" }).waitFor();
+  await page.goto(base + "/#/jobs/" + sum.job_id);
+  await page.getByRole("heading", { name: "Summary job" }).waitFor();
+  await page.reload(); // the summary may have finished since the first read
+  await page.locator(".derived .badge.status-succeeded").waitFor({ timeout: 30000 });
+  const summary = await page.locator(".derived").textContent();
+  check((await page.locator("img").count()) === 0, "no element was made from the text");
+  check(!dialogs.some((m) => m === "1"), "no script ran");
+  await shot("06-xss");
+
+  step = "expired session";
+  await page.evaluate(() => {
+    const s = JSON.parse(sessionStorage.getItem("callscribe.session"));
+    s.token = s.token.slice(0, -4) + "AAAA";
+    sessionStorage.setItem("callscribe.session", JSON.stringify(s));
+  });
+  await page.goto(base + "/#/usage");
+  await page.getByText("Your session has expired. Sign in again.").waitFor();
+  check(await page.getByRole("button", { name: "Sign in", exact: true }).isVisible(), "back at sign-in with a message");
+  await shot("07-expired");
+
+  step = "narrow screen";
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill("a-long-password");
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await page.getByRole("heading", { name: "Calls", exact: true }).waitFor();
+  await shot("08-calls-390");
+  check(pageErrors.length === 0, "no script errors: " + pageErrors.join("; "));
+} catch (e) {
+  failed = 1;
+  console.error("FAIL " + (e && e.message ? e.message : e));
+  await shot("failure").catch(() => {});
+} finally {
+  await browser.close();
+}
+console.log(`dashboard e2e: ${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
