@@ -42,7 +42,10 @@ func main() {
 		fmt.Fprintf(os.Stderr, `
 callscribe is running at http://%[1]s  (data in %[2]s)
 
-Get an API key:
+Open the dashboard to sign up, get an API key and upload calls:
+  http://%[1]s/
+
+Or with curl, get an API key:
   curl -s -X POST http://%[1]s/dashboard/signup -d '{"email":"you@example.com","password":"a-long-password"}'
   TOKEN=$(curl -s -X POST http://%[1]s/dashboard/login -d '{"email":"you@example.com","password":"a-long-password"}' | sed -E 's/.*"token":"([^"]+)".*/\1/')
   curl -s -X POST http://%[1]s/dashboard/api-keys -H "Authorization: Bearer $TOKEN"
