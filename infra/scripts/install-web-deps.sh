@@ -11,15 +11,9 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 dir="$root/shared/dashboard/web"
 stamp="$dir/node_modules/.callscribe-install-stamp"
 
-as_root() {
-  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
-}
-
-if ! command -v npm >/dev/null 2>&1; then
-  echo "install-web-deps: npm not found; installing nodejs and npm" >&2
-  as_root apt-get update -qq
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
-fi
+# shellcheck source=debian.sh
+. "$root/infra/scripts/debian.sh"
+ensure_debian_package npm nodejs npm
 
 want="$( (cat "$dir/package.json"; cat "$dir/package-lock.json") | sha256sum | cut -d' ' -f1)"
 if ! [ -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
@@ -32,8 +26,6 @@ if ! [ -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "install-web-deps: npm packages installed in shared/dashboard/web/node_modules"
 fi
 
-if [ "${1:-}" = "--browser" ] && ! [ -x /usr/bin/chromium ]; then
-  echo "install-web-deps: installing Debian's chromium for the browser tests" >&2
-  as_root apt-get update -qq
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+if [ "${1:-}" = "--browser" ]; then
+  ensure_debian_package chromium chromium
 fi

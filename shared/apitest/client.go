@@ -73,6 +73,26 @@ func withContentType(ct string) reqOpt { return withHeader("Content-Type", ct) }
 // noGateway drops the gateway header for one request.
 func noGateway() reqOpt { return func(r *http.Request) { r.Header.Del("apikey") } }
 
+// newRequest builds a request to the service with the gateway key (when the
+// suite has one) and the options applied.
+func (c *client) newRequest(ctx context.Context, method, path string, body []byte, opts ...reqOpt) (*http.Request, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	if err != nil {
+		return nil, err
+	}
+	if c.gateway != "" {
+		req.Header.Set("apikey", c.gateway)
+	}
+	for _, o := range opts {
+		o(req)
+	}
+	return req, nil
+}
+
 // do sends one request. It never calls t.Fatal, so it is safe from goroutines;
 // a transport error is reported with t.Errorf and gives Status 0.
 func (c *client) do(t testing.TB, method, path string, body []byte, opts ...reqOpt) *Response {
@@ -80,20 +100,10 @@ func (c *client) do(t testing.TB, method, path string, body []byte, opts ...reqO
 	out := &Response{Method: method, Path: path}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	req, err := c.newRequest(ctx, method, path, body, opts...)
 	if err != nil {
 		t.Errorf("building %s %s: %v", method, path, err)
 		return out
-	}
-	if c.gateway != "" {
-		req.Header.Set("apikey", c.gateway)
-	}
-	for _, o := range opts {
-		o(req)
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {

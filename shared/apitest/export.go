@@ -16,15 +16,9 @@ func (c *client) download(t testing.TB, path string, opts ...reqOpt) *Response {
 	out := &Response{Method: http.MethodGet, Path: path}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+path, nil)
+	req, err := c.newRequest(ctx, http.MethodGet, path, nil, opts...)
 	if err != nil {
 		t.Fatalf("building GET %s: %v", path, err)
-	}
-	if c.gateway != "" {
-		req.Header.Set("apikey", c.gateway)
-	}
-	for _, o := range opts {
-		o(req)
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
