@@ -37,6 +37,7 @@ import (
 	"github.com/callscribe/callscribe/shared/engines"
 	"github.com/callscribe/callscribe/shared/identity"
 	"github.com/callscribe/callscribe/shared/lambdaapi"
+	"github.com/callscribe/callscribe/shared/lambdaapi/web"
 	"github.com/callscribe/callscribe/shared/lambdaapi/workers"
 	"github.com/callscribe/callscribe/shared/s3"
 	"github.com/callscribe/callscribe/shared/sqs"
@@ -155,6 +156,8 @@ func samples() []sample {
 			build: apiEvent("DELETE", "/v1/transcriptions/"+sampleJobID, "DELETE /v1/transcriptions/{job_id}", job, nil, nil, bearer(sampleAPIKey))},
 		{file: "usage.json", function: "usage", status: 200, keys: []string{"limit_minutes", "used_minutes", "remaining_minutes"},
 			build: apiEvent("GET", "/v1/transcriptions/usage", "GET /v1/transcriptions/usage", nil, jwt, nil, bearer("eyJraWQiOi.sample.jwt"))},
+		{file: "web.config.json", function: "web", status: 200, keys: []string{"identity"},
+			build: apiEvent("GET", "/dashboard/config", "GET /dashboard/config", nil, nil, nil, http.Header{})},
 		{file: "dashboard.json", function: "dashboard", status: 200, keys: []string{"transcriptions", "next_cursor"},
 			build: apiEvent("GET", "/dashboard/jobs?limit=20&type=transcription", "GET /dashboard/jobs", nil, jwt, nil, bearer("eyJraWQiOi.sample.jwt"))},
 		{file: "dashboard.limits.json", function: "dashboard", status: 200, keys: []string{"max_audio_bytes", "direct_upload_max_bytes", "audio_formats", "max_metadata_bytes", "default_page_size", "max_page_size"},
@@ -323,8 +326,10 @@ func TestSampleEvents(t *testing.T) {
 			if err := json.Unmarshal(data, &ev); err != nil {
 				t.Fatal(err)
 			}
-			h, err := lambdaapi.APIHandler(f, backend)
-			if err != nil {
+			var h lambdaapi.EventHandler
+			if len(f.Pages) > 0 {
+				h = web.Handler(f, backend)
+			} else if h, err = lambdaapi.APIHandler(f, backend); err != nil {
 				t.Fatal(err)
 			}
 			resp, err := h(ctx, ev)

@@ -79,8 +79,8 @@ func served(t *testing.T, path string) (caller, value string) {
 }
 
 // Each functions/<name>/main.go serves the inventory value whose Name is
-// <name>, API functions through lambdaapi.Serve and workers through
-// workers.Serve (which builds their providers); a main serving another
+// <name>, API functions through lambdaapi.Serve, workers through
+// workers.Serve (which builds their providers) and the page through web.Serve; a main serving another
 // function's value, or none, fails here (a misspelt value does not compile).
 func TestEachMainServesItsOwnFunction(t *testing.T) {
 	vars := inventoryVars(t)
@@ -107,8 +107,11 @@ func TestEachMainServesItsOwnFunction(t *testing.T) {
 			t.Errorf("functions/%s/main.go serves lambdaapi.%s (function %q), want the value named %q", d.Name(), value, vars[value], f.Name)
 		}
 		want := "lambdaapi"
-		if f.IsWorker() {
+		switch {
+		case f.IsWorker():
 			want = "workers"
+		case len(f.Pages) > 0:
+			want = "web"
 		}
 		if caller != want {
 			t.Errorf("functions/%s/main.go starts through %s.Serve, want %s.Serve", d.Name(), caller, want)

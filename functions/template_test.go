@@ -207,7 +207,7 @@ func TestTemplateFunctionsMatchInventory(t *testing.T) {
 				t.Errorf("%s: unexpected event type %v", logical, ev["Type"])
 			}
 		}
-		var want []string
+		want := append([]string(nil), f.Pages...)
 		for _, r := range f.Routes {
 			want = append(want, string(r))
 		}
@@ -271,6 +271,7 @@ var want = map[string]access{
 	"taxonomy":             {"APIKeysTable": "read+write"},
 	"uploads":              {"APIKeysTable": "read+write", "AudioBucket": "write"},
 	"apikeys":              {"APIKeysTable": "crud"},
+	"web":                  {},
 	"dashboard":            {"JobsTable": "crud", "UsageTable": "crud", "AudioBucket": "crud", "TranscriptionQueue": "send", "DerivedQueue": "send"},
 	"fallback":             {"APIKeysTable": "read+write"},
 	"transcription-worker": {"JobsTable": "crud", "UsageTable": "crud", "AudioBucket": "read", "TranscriptionQueue": "send"},
@@ -308,7 +309,10 @@ func TestTemplatePoliciesAreLeastPrivilege(t *testing.T) {
 			return s
 		}
 		if fn.Policies == nil || fn.Policies.SAMPolicyTemplateArray == nil {
-			t.Errorf("%s: no SAM policy templates", logical)
+			// Only a function that touches no resource may have no policy at all.
+			if len(want[name]) != 0 {
+				t.Errorf("%s: no SAM policy templates", logical)
+			}
 			continue
 		}
 		for _, pt := range *fn.Policies.SAMPolicyTemplateArray {

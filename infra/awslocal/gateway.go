@@ -16,6 +16,7 @@ import (
 	"github.com/callscribe/callscribe/shared/httpapi"
 	"github.com/callscribe/callscribe/shared/identity"
 	"github.com/callscribe/callscribe/shared/lambdaapi"
+	"github.com/callscribe/callscribe/shared/lambdaapi/web"
 )
 
 // gateway stands in for API Gateway's HTTP API: route table from the function
@@ -29,21 +30,32 @@ type gateway struct {
 	// methods included, so those get 405 like every other known path.
 	local      http.Handler
 	localPaths map[string]bool
-	// page serves the web dashboard at / and /assets/ (on AWS a static host
-	// serves those files; the emulation serves them itself).
-	page   http.Handler
-	logger *slog.Logger
+	// cognito stands in for the user pool's cognito-idp endpoint, which the
+	// dashboard page signs in through (cognito.go).
+	cognito http.Handler
+	logger  *slog.Logger
 }
 
-func newGateway(backend *awsstack.AWS, sessions *identity.Sessions, logger *slog.Logger) (*gateway, error) {
+func newGateway(backend *awsstack.AWS, sessions *identity.Sessions, audioOrigin string, logger *slog.Logger) (*gateway, error) {
 	g := &gateway{routes: http.NewServeMux(), logger: logger}
 	for _, f := range lambdaapi.Functions {
 		if f.IsWorker() {
 			continue
 		}
-		h, err := lambdaapi.APIHandler(f, backend)
-		if err != nil {
+		var h lambdaapi.EventHandler
+		var err error
+		if len(f.Pages) > 0 {
+			h = web.Handler(f, backend, audioOrigin)
+		} else if h, err = lambdaapi.APIHandler(f, backend); err != nil {
 			return nil, fmt.Errorf("function %s: %w", f.Name, err)
+		}
+		for _, page := range f.Pages {
+			// API Gateway's greedy {proxy+} is Go's {proxy...}; "GET /" is the root only.
+			pattern := strings.Replace(page, "{proxy+}", "{proxy...}", 1)
+			if pattern == "GET /" {
+				pattern = "GET /{$}"
+			}
+			g.routes.Handle(pattern, g.invoke(f, page, h, sessions))
 		}
 		if f.Default {
 			g.fallback = h
@@ -76,8 +88,8 @@ func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.local.ServeHTTP(w, r)
 		return
 	}
-	if g.page != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead) && (r.URL.Path == "/" || strings.HasPrefix(r.URL.Path, "/assets/")) {
-		g.page.ServeHTTP(w, r)
+	if g.cognito != nil && r.URL.Path == cognitoPath {
+		g.cognito.ServeHTTP(w, r)
 		return
 	}
 	g.call(w, r, "$default", nil, nil, g.fallback, "fallback")
@@ -90,7 +102,7 @@ func (g *gateway) invoke(f lambdaapi.Function, route string, h lambdaapi.EventHa
 	var params []string
 	for _, seg := range strings.Split(path, "/") {
 		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
-			params = append(params, strings.Trim(seg, "{}"))
+			params = append(params, strings.TrimSuffix(strings.Trim(seg, "{}"), "+")) // {proxy+} is "proxy"
 		}
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

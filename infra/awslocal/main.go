@@ -47,7 +47,6 @@ import (
 	"github.com/callscribe/callscribe/shared/awsstack/insight"
 	"github.com/callscribe/callscribe/shared/awsstack/speech"
 	"github.com/callscribe/callscribe/shared/awstest"
-	"github.com/callscribe/callscribe/shared/dashboard"
 	"github.com/callscribe/callscribe/shared/dynamodb"
 	"github.com/callscribe/callscribe/shared/engines"
 	"github.com/callscribe/callscribe/shared/identity"
@@ -110,28 +109,33 @@ func run(ctx context.Context, cfg app.Config, logger *slog.Logger) error {
 	if err := provision(ctx, servers, &cfg); err != nil {
 		return err
 	}
+	// Listening first: the Cognito stand-in's endpoint is on this address.
+	ln, err := net.Listen("tcp", cfg.ListenAddr)
+	if err != nil {
+		return fmt.Errorf("listening on LISTEN_ADDR=%s: %w", cfg.ListenAddr, err)
+	}
+	cfg.CognitoEndpoint = "http://" + ln.Addr().String() + cognitoPath
+	cfg.CognitoClientID = localClientID
 	backend, err := awsstack.Open(ctx, cfg, logger)
 	if err != nil {
+		ln.Close()
 		return err
 	}
 
-	gw, err := newGateway(backend, identity.NewSessions([]byte(cfg.SessionSecret), identity.SessionTTL, time.Now), logger)
+	sessions := identity.NewSessions([]byte(cfg.SessionSecret), identity.SessionTTL, time.Now)
+	// The player streams presigned links from the S3 stand-in's origin.
+	gw, err := newGateway(backend, sessions, servers.S3Endpoint, logger)
 	if err != nil {
+		ln.Close()
 		return err
 	}
-	// The player streams presigned links from the S3 stand-in's origin.
-	gw.page = dashboard.Handler(dashboard.Options{MediaOrigins: []string{servers.S3Endpoint}})
+	gw.cognito = &cognitoStandIn{service: backend.Service, sessions: sessions}
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	if err := startWorkers(workCtx, &wg, backend, servers, cfg, logger); err != nil {
 		stopWork()
+		ln.Close()
 		return err
-	}
-
-	ln, err := net.Listen("tcp", cfg.ListenAddr)
-	if err != nil {
-		stopWork()
-		return fmt.Errorf("listening on LISTEN_ADDR=%s: %w", cfg.ListenAddr, err)
 	}
 	srv := &http.Server{Handler: gw, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
 	serveErr := make(chan error, 1)

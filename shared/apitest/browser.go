@@ -18,7 +18,10 @@ import (
 // and Chromium and builds the dashboard first; missing any of them fails the
 // test with what to run, it never skips. Screenshots of every screen are kept
 // in a directory named in the log when the test fails.
-func RunDashboardE2E(t *testing.T, target Target) {
+//
+// identity is where the page must sign in: "local" (the service's own sign-in)
+// or "cognito" (a user pool's API, the stand-in on the AWS-emulating stack).
+func RunDashboardE2E(t *testing.T, target Target, identity string) {
 	t.Helper()
 	web := filepath.Join(repoRoot(t), "shared", "dashboard", "web")
 	if _, err := os.Stat(filepath.Join(web, "node_modules", "playwright-core")); err != nil {
@@ -40,7 +43,7 @@ func RunDashboardE2E(t *testing.T, target Target) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", "e2e/dashboard.e2e.mjs")
 	cmd.Dir = web
-	cmd.Env = append(os.Environ(), "BASE_URL="+target.BaseURL(), "CALL_WAV="+wav, "OUT_DIR="+shots)
+	cmd.Env = append(os.Environ(), "BASE_URL="+target.BaseURL(), "CALL_WAV="+wav, "OUT_DIR="+shots, "EXPECT_IDENTITY="+identity)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err = cmd.Run()

@@ -64,6 +64,11 @@ type Config struct {
 	S3Endpoint       string // AWS_ENDPOINT_URL_S3
 	SQSEndpoint      string // AWS_ENDPOINT_URL_SQS
 	AWSRegion        string // AWS_REGION
+	// The dashboard's sign-in on AWS: the Cognito app client (COGNITO_CLIENT_ID)
+	// and, for the local AWS stack's stand-in, the cognito-idp endpoint
+	// (COGNITO_ENDPOINT; default https://cognito-idp.<AWS_REGION>.amazonaws.com/).
+	CognitoClientID string
+	CognitoEndpoint string
 }
 
 // ConfigFromEnv reads the configuration, applying defaults and rejecting
@@ -104,6 +109,8 @@ func ConfigFromEnv() (Config, error) {
 		S3Endpoint:            os.Getenv("AWS_ENDPOINT_URL_S3"),
 		SQSEndpoint:           os.Getenv("AWS_ENDPOINT_URL_SQS"),
 		AWSRegion:             e.str("AWS_REGION", "us-east-1"),
+		CognitoClientID:       os.Getenv("COGNITO_CLIENT_ID"),
+		CognitoEndpoint:       os.Getenv("COGNITO_ENDPOINT"),
 	}
 	if c.QuotaMinutes < 0 {
 		e.fail("QUOTA_MINUTES", "must not be negative")

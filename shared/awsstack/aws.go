@@ -116,6 +116,7 @@ func Open(ctx context.Context, cfg app.Config, logger *slog.Logger) (*AWS, error
 		// binary body (4/3 larger), so a multipart upload fits about 4.4 MB of
 		// audio; 4 MiB leaves room for the form. Larger files take the two-step path.
 		DirectUploadMaxBytes: 4 << 20,
+		Identity:             cognitoIdentity(cfg),
 	}
 	return a, nil
 }
@@ -138,6 +139,17 @@ func awsConfig(ctx context.Context, cfg app.Config) (aws.Config, error) {
 		return aws.Config{}, fmt.Errorf("loading the AWS configuration: %w", err)
 	}
 	return c, nil
+}
+
+// cognitoIdentity is the dashboard's sign-in on AWS: the user pool's app
+// client, at the region's cognito-idp endpoint unless COGNITO_ENDPOINT names
+// another (the local AWS stack's stand-in).
+func cognitoIdentity(cfg app.Config) httpapi.IdentityConfig {
+	endpoint := cfg.CognitoEndpoint
+	if endpoint == "" {
+		endpoint = "https://cognito-idp." + cfg.AWSRegion + ".amazonaws.com/"
+	}
+	return httpapi.IdentityConfig{Kind: "cognito", Region: cfg.AWSRegion, ClientID: cfg.CognitoClientID, Endpoint: endpoint}
 }
 
 // HTTP returns what the HTTP handlers run on in this wiring: the jobs service,

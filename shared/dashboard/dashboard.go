@@ -8,7 +8,8 @@
 // Every response carries a strict Content-Security-Policy: scripts, styles,
 // fonts and API calls from this origin only, no inline script or style, no
 // framing (frame-ancestors 'none'), no plugins; media may also come from the
-// audio store's origin (S3 on AWS), which MediaOrigins names. The session is a
+// audio store's origin (S3 on AWS), which MediaOrigins names, and calls may
+// go to the Cognito endpoint (ConnectOrigins). The session is a
 // bearer token the page keeps in sessionStorage, never a cookie, so there is
 // no cross-site request to forge; transcript text and file names are set as
 // text, never as HTML.
@@ -30,6 +31,9 @@ type Options struct {
 	// MediaOrigins are extra origins the audio player may stream from (the
 	// audio bucket's presigned URLs on AWS). Locally links are same-origin.
 	MediaOrigins []string
+	// ConnectOrigins are extra origins the page may call: the Cognito
+	// endpoint where the dashboard signs in on AWS.
+	ConnectOrigins []string
 }
 
 // Handler serves GET / (the page) and GET /assets/... (hashed, immutable).
@@ -41,7 +45,7 @@ func Handler(opts Options) http.Handler {
 		"style-src 'self'",
 		"img-src 'self' data:",
 		"font-src 'self'",
-		"connect-src 'self'",
+		"connect-src " + strings.Join(append([]string{"'self'"}, opts.ConnectOrigins...), " "),
 		"media-src " + strings.Join(append([]string{"'self'", "blob:"}, opts.MediaOrigins...), " "),
 		"form-action 'self'",
 		"base-uri 'none'",

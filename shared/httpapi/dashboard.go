@@ -124,3 +124,14 @@ func (s *Server) limits(w http.ResponseWriter, r *http.Request, _ string) {
 		"max_page_size":           jobs.MaxPageSize,
 	})
 }
+
+// dashboardConfig tells the page how people sign in here; it needs no session
+// (it is what the sign-in page reads first) and holds nothing secret: an app
+// client id is public by design.
+func (s *Server) dashboardConfig(w http.ResponseWriter, r *http.Request) {
+	id := s.cfg.Identity
+	if id.Kind == "" {
+		id.Kind = "local"
+	}
+	writeJSON(w, r, http.StatusOK, map[string]any{"identity": id})
+}

@@ -190,3 +190,20 @@ func TestDashboardLimits(t *testing.T) {
 		t.Fatalf("limits with an API key: %d", rec.Code)
 	}
 }
+
+func TestDashboardConfigNeedsNoSession(t *testing.T) {
+	f := newFixture(t, &recordingQueue{}, nil)
+	rec := httptest.NewRecorder()
+	f.server.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/dashboard/config", nil))
+	m := jsonBody(t, rec)
+	if rec.Code != http.StatusOK || m["identity"].(map[string]any)["kind"] != "local" {
+		t.Fatalf("local config: %d %v", rec.Code, m)
+	}
+	cognito := New(Deps{Service: f.server.deps.Service}, Config{Identity: IdentityConfig{Kind: "cognito", Region: "eu-west-1", ClientID: "abc", Endpoint: "https://cognito-idp.eu-west-1.amazonaws.com/"}})
+	rec = httptest.NewRecorder()
+	cognito.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/dashboard/config", nil))
+	id := jsonBody(t, rec)["identity"].(map[string]any)
+	if id["kind"] != "cognito" || id["client_id"] != "abc" || id["region"] != "eu-west-1" || id["endpoint"] != "https://cognito-idp.eu-west-1.amazonaws.com/" {
+		t.Fatalf("cognito config: %v", id)
+	}
+}

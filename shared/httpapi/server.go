@@ -40,10 +40,23 @@ type Config struct {
 	GatewayKey string // when set, the `apikey` header must equal it
 	// CursorKey signs pagination cursors (tamper-evident, opaque).
 	CursorKey []byte
+	// Identity tells the dashboard where people sign in (GET /dashboard/config).
+	Identity IdentityConfig
 	// DirectUploadMaxBytes is the largest file one request can carry in this
 	// deployment (a Lambda request body is at most 6 MB, base64-encoded by API
 	// Gateway); larger files take the two-step upload. 0 means the 10 MiB limit.
 	DirectUploadMaxBytes int64
+}
+
+// IdentityConfig says where dashboard users sign up and sign in: "local" (the
+// service's own /dashboard/signup and /dashboard/login) or "cognito" (the
+// user pool's InitiateAuth and SignUp, called by the page with the app client
+// id; Endpoint is the cognito-idp endpoint, overridable for the local AWS stack).
+type IdentityConfig struct {
+	Kind     string `json:"kind"`
+	Region   string `json:"region,omitempty"`
+	ClientID string `json:"client_id,omitempty"`
+	Endpoint string `json:"endpoint,omitempty"`
 }
 
 // Deps are what the handlers call. Every decision about jobs, uploads, quota and
@@ -102,6 +115,8 @@ const (
 	RouteDashboardTag          Route = "POST /dashboard/tag"
 	RouteDashboardTaxonomy     Route = "GET /dashboard/taxonomy"
 	RouteDashboardLimits       Route = "GET /dashboard/limits"
+	// RouteDashboardConfig needs no session: the page reads it to sign in.
+	RouteDashboardConfig Route = "GET /dashboard/config"
 )
 
 // New builds the server. With no routes given it serves all of them; a Lambda
@@ -137,6 +152,7 @@ func New(deps Deps, cfg Config, routes ...Route) *Server {
 		RouteDashboardTag:          s.session(s.derive(callscribe.TypeTags)),
 		RouteDashboardTaxonomy:     s.session(s.taxonomy),
 		RouteDashboardLimits:       s.session(s.limits),
+		RouteDashboardConfig:       s.dashboardConfig,
 	}
 	if len(routes) == 0 {
 		for r := range handlers {

@@ -26,6 +26,9 @@ type Function struct {
 	Name string
 	// Routes are the API routes it serves (API functions).
 	Routes []httpapi.Route
+	// Pages are the web dashboard's files it serves, as API Gateway route keys
+	// ("GET /assets/{proxy+}"): the web function (package lambdaapi/web).
+	Pages []string
 	// Session marks routes behind the Cognito JWT authorizer (dashboard session).
 	Session bool
 	// Default marks the catch-all ($default route) function: spec-shaped 404/405
@@ -68,6 +71,9 @@ var (
 		httpapi.RouteDashboardLimits,
 	}, Session: true}
 	Fallback = Function{Name: "fallback", Default: true}
+	// Web serves the dashboard's page and assets, and the public config the
+	// page reads to sign in through Cognito.
+	Web = Function{Name: "web", Pages: []string{"GET /", "GET /assets/{proxy+}"}, Routes: []httpapi.Route{httpapi.RouteDashboardConfig}}
 
 	TranscriptionWorker = Function{Name: "transcription-worker", Queue: QueueTranscription, Kinds: []callscribe.MessageKind{callscribe.KindTranscribe}}
 	DerivedWorker       = Function{Name: "derived-worker", Queue: QueueDerived, Kinds: []callscribe.MessageKind{callscribe.KindDerive}}
@@ -76,7 +82,7 @@ var (
 
 // Functions is the inventory, in the template's order.
 var Functions = []Function{
-	Create, List, Get, Delete, Usage, Summarize, Tag, Taxonomy, Uploads, APIKeys, Dashboard, Fallback,
+	Create, List, Get, Delete, Usage, Summarize, Tag, Taxonomy, Uploads, APIKeys, Dashboard, Web, Fallback,
 	TranscriptionWorker, DerivedWorker, CallbackWorker,
 }
 
@@ -135,7 +141,8 @@ func Setup(f Function) *awsstack.AWS {
 
 // Serve is the whole main of an API function: wire, then start the Lambda
 // runtime with the function's handler. Worker functions use package
-// lambdaapi/workers, which also builds their providers.
+// lambdaapi/workers, which also builds their providers; the web function
+// package lambdaapi/web, which embeds the dashboard.
 func Serve(f Function) {
 	backend := Setup(f)
 	h, err := APIHandler(f, backend)

@@ -59,6 +59,10 @@ let failed = 0;
 try {
   step = "sign up";
   const email = `e2e-${Date.now()}@example.com`;
+  const config = await fetch(base + "/dashboard/config").then((r) => r.json());
+  if (process.env.EXPECT_IDENTITY) {
+    check(config.identity.kind === process.env.EXPECT_IDENTITY, `signs in through ${process.env.EXPECT_IDENTITY} (config says ${config.identity.kind})`);
+  }
   await page.goto(base + "/");
   await page.waitForURL(/#\/signin$/);
   await shot("01-signin");

@@ -140,13 +140,65 @@ async function request(method: string, path: string, body?: unknown): Promise<an
   }
 }
 
-export async function signUp(email: string, password: string): Promise<void> {
-  await request("POST", "/dashboard/signup", { email, password });
+/** Where people sign in here: the service itself, or a Cognito user pool (AWS). */
+export interface Identity {
+  kind: "local" | "cognito";
+  region?: string;
+  client_id?: string;
+  endpoint?: string;
+}
+
+let identityCache: Identity | null = null;
+export async function identity(): Promise<Identity> {
+  identityCache ??= (await request("GET", "/dashboard/config")).identity as Identity;
+  return identityCache;
+}
+
+/** One call to Cognito's user pool API (JSON protocol), as its SDKs make it. */
+async function cognito(id: Identity, action: string, body: unknown): Promise<any> {
+  const resp = await fetch(id.endpoint!, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-amz-json-1.1", "X-Amz-Target": "AWSCognitoIdentityProviderService." + action },
+    body: JSON.stringify(body),
+    credentials: "omit",
+  });
+  const out = await resp.json().catch(() => ({}));
+  if (!resp.ok) {
+    const kind = String(out.__type ?? resp.headers.get("X-Amzn-ErrorType") ?? "CognitoError").split("#").pop()!;
+    throw new ApiError(resp.status, kind, out.message ?? "Sign-in failed.", undefined, "");
+  }
+  return out;
+}
+
+/** Signs up; true when the account still needs the emailed confirmation code. */
+export async function signUp(email: string, password: string): Promise<boolean> {
+  const id = await identity();
+  if (id.kind !== "cognito") {
+    await request("POST", "/dashboard/signup", { email, password });
+    return false;
+  }
+  const r = await cognito(id, "SignUp", { ClientId: id.client_id, Username: email, Password: password, UserAttributes: [{ Name: "email", Value: email }] });
+  return !r.UserConfirmed;
+}
+
+export async function confirmSignUp(email: string, code: string): Promise<void> {
+  const id = await identity();
+  await cognito(id, "ConfirmSignUp", { ClientId: id.client_id, Username: email, ConfirmationCode: code });
 }
 
 export async function signIn(email: string, password: string): Promise<void> {
-  const r = await request("POST", "/dashboard/login", { email, password });
-  sessionStorage.setItem(sessionKey, JSON.stringify({ token: r.token, expiresAt: r.expires_at }));
+  const id = await identity();
+  if (id.kind !== "cognito") {
+    const r = await request("POST", "/dashboard/login", { email, password });
+    sessionStorage.setItem(sessionKey, JSON.stringify({ token: r.token, expiresAt: r.expires_at }));
+    return;
+  }
+  const r = await cognito(id, "InitiateAuth", { AuthFlow: "USER_PASSWORD_AUTH", ClientId: id.client_id, AuthParameters: { USERNAME: email, PASSWORD: password } });
+  const auth = r.AuthenticationResult;
+  if (!auth?.IdToken) throw new ApiError(401, "SIGN_IN_CHALLENGE", "This account needs a step the dashboard does not offer yet; sign in with the AWS CLI.", undefined, "");
+  // API Gateway's JWT authorizer checks the ID token (the account is its sub).
+  const expiresAt = new Date(Date.now() + (auth.ExpiresIn ?? 3600) * 1000).toISOString();
+  sessionStorage.setItem(sessionKey, JSON.stringify({ token: auth.IdToken, expiresAt }));
 }
 
 export const limits = (): Promise<Limits> => request("GET", "/dashboard/limits");

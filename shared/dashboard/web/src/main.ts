@@ -83,6 +83,7 @@ function signInPage(): HTMLElement {
   const email = el("input", { id: "email", type: "email", autocomplete: "username", required: true });
   const password = el("input", { id: "password", type: "password", autocomplete: "current-password", required: true, minlength: "10" });
   const status = el("div", { "aria-live": "polite" });
+  const confirmBox = el("div");
   if (flash) {
     append(status, el("p", { class: "notice", role: "status" }, flash));
     flash = "";
@@ -90,7 +91,34 @@ function signInPage(): HTMLElement {
   const submit = async (mode: "in" | "up") => {
     replace(status);
     try {
-      if (mode === "up") await api.signUp(email.value, password.value);
+      if (mode === "up" && (await api.signUp(email.value, password.value))) {
+        // A Cognito pool that verifies email: the code comes by mail.
+        const code = el("input", { id: "code", type: "text", inputmode: "numeric", autocomplete: "one-time-code" });
+        replace(
+          confirmBox,
+          el("label", { for: "code" }, "Confirmation code"),
+          code,
+          el("p", { class: "hint" }, "We sent a code to " + email.value + "."),
+          el(
+            "button",
+            {
+              type: "button",
+              class: "primary",
+              onclick: async () => {
+                try {
+                  await api.confirmSignUp(email.value, code.value.trim());
+                  await api.signIn(email.value, password.value);
+                  go("#/");
+                } catch (e) {
+                  replace(status, errorBox(e));
+                }
+              },
+            },
+            "Confirm",
+          ),
+        );
+        return;
+      }
       await api.signIn(email.value, password.value);
       go("#/");
     } catch (e) {
@@ -113,6 +141,7 @@ function signInPage(): HTMLElement {
     el("label", { for: "password" }, "Password"),
     password,
     el("p", { class: "hint" }, "At least 10 characters."),
+    confirmBox,
     status,
     el(
       "div",

@@ -1,0 +1,10 @@
+// Command web is a Lambda function of callscribe: it serves the dashboard's
+// page and assets (lambdaapi.Web); template.yaml says how it is triggered.
+package main
+
+import (
+	"github.com/callscribe/callscribe/shared/lambdaapi"
+	"github.com/callscribe/callscribe/shared/lambdaapi/web"
+)
+
+func main() { web.Serve(lambdaapi.Web) }
