@@ -112,5 +112,5 @@ func TestBlackBoxAWSLocal(t *testing.T) {
 	opts := apitest.Options{QuotaMinutes: quotaMinutes, JobTimeout: 90 * time.Second}
 	apitest.Run(t, svc, opts)
 	apitest.RunCallbacks(t, svc, opts)
-	t.Run("DashboardInABrowser", func(t *testing.T) { apitest.RunDashboardE2E(t, svc, "cognito") })
+	t.Run("DashboardInABrowser", func(t *testing.T) { apitest.RunDashboardE2E(t, svc, "cognito", true) })
 }

@@ -238,7 +238,7 @@ func TestBlackBox(t *testing.T) {
 	t.Parallel()
 	svc := startService(t)
 	apitest.Run(t, svc, apitest.Options{QuotaMinutes: quotaMinutes})
-	t.Run("DashboardInABrowser", func(t *testing.T) { apitest.RunDashboardE2E(t, svc, "local") })
+	t.Run("DashboardInABrowser", func(t *testing.T) { apitest.RunDashboardE2E(t, svc, "local", false) })
 }
 
 func TestBlackBoxGatewayKey(t *testing.T) {

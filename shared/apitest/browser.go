@@ -21,7 +21,10 @@ import (
 //
 // identity is where the page must sign in: "local" (the service's own sign-in)
 // or "cognito" (a user pool's API, the stand-in on the AWS-emulating stack).
-func RunDashboardE2E(t *testing.T, target Target, identity string) {
+//
+// twoStep says the deployment's direct uploads stop below the large test
+// file (4 MiB on AWS), so the page must take the two-step path for it.
+func RunDashboardE2E(t *testing.T, target Target, identity string, twoStep bool) {
 	t.Helper()
 	web := filepath.Join(repoRoot(t), "shared", "dashboard", "web")
 	if _, err := os.Stat(filepath.Join(web, "node_modules", "playwright-core")); err != nil {
@@ -31,8 +34,12 @@ func RunDashboardE2E(t *testing.T, target Target, identity string) {
 		t.Fatalf("Debian's chromium is not installed: run `make test` (it installs it)")
 	}
 	dir := t.TempDir()
-	wav := filepath.Join(dir, "call.wav")
+	wav, large := filepath.Join(dir, "call.wav"), filepath.Join(dir, "long-call.wav")
 	if err := os.WriteFile(wav, MakeWAV(6, 2, false), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// 140 s of 8 kHz stereo: 4.5 MB, over the 4 MiB a Lambda request takes.
+	if err := os.WriteFile(large, MakeWAV(140, 2, false), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	shots, err := os.MkdirTemp("", "dashboard-e2e-")
@@ -43,7 +50,10 @@ func RunDashboardE2E(t *testing.T, target Target, identity string) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", "e2e/dashboard.e2e.mjs")
 	cmd.Dir = web
-	cmd.Env = append(os.Environ(), "BASE_URL="+target.BaseURL(), "CALL_WAV="+wav, "OUT_DIR="+shots, "EXPECT_IDENTITY="+identity)
+	cmd.Env = append(os.Environ(), "BASE_URL="+target.BaseURL(), "CALL_WAV="+wav, "OUT_DIR="+shots, "EXPECT_IDENTITY="+identity, "LARGE_WAV="+large)
+	if twoStep {
+		cmd.Env = append(cmd.Env, "EXPECT_TWO_STEP=1")
+	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err = cmd.Run()

@@ -32,7 +32,8 @@ type Options struct {
 	// audio bucket's presigned URLs on AWS). Locally links are same-origin.
 	MediaOrigins []string
 	// ConnectOrigins are extra origins the page may call: the Cognito
-	// endpoint where the dashboard signs in on AWS.
+	// endpoint where the dashboard signs in on AWS, and the audio bucket that
+	// receives two-step uploads.
 	ConnectOrigins []string
 }
 

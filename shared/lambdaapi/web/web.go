@@ -18,8 +18,8 @@ import (
 )
 
 // Handler serves f's pages and API routes over backend. The page may stream
-// audio from the bucket's presigned URLs and call the Cognito endpoint, and
-// from nothing else.
+// audio from the bucket's presigned URLs, POST two-step uploads to the bucket
+// and call the Cognito endpoint, and reach nothing else.
 func Handler(f lambdaapi.Function, backend *awsstack.AWS, mediaOrigins ...string) lambdaapi.EventHandler {
 	deps, cfg := backend.HTTP(lambdaapi.CognitoSessions{}, nil)
 	var connect []string
@@ -30,6 +30,8 @@ func Handler(f lambdaapi.Function, backend *awsstack.AWS, mediaOrigins ...string
 		mediaOrigins = []string{"https://" + backend.Config.AudioBucket + ".s3." + backend.Config.AWSRegion + ".amazonaws.com"}
 	}
 	mux := http.NewServeMux()
+	// The audio store is also where the two-step upload POSTs the file.
+	connect = append(connect, mediaOrigins...)
 	mux.Handle("/", dashboard.Handler(dashboard.Options{MediaOrigins: mediaOrigins, ConnectOrigins: connect}))
 	api := httpapi.New(deps, cfg, f.Routes...)
 	for _, r := range f.Routes {
