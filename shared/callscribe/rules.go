@@ -40,14 +40,18 @@ func (j *Job) HoldsQuota() bool {
 	return j.QuotaMonth != "" && j.AudioSeconds > 0 && j.Status != StatusFailed
 }
 
-// Apply is the effect of a compare-and-set transition on a live job (whether
-// the job is deleted is the store's to check first). It fails with CONFLICT,
-// changing nothing, when the job's status is not one of t.From. Otherwise the
-// job takes t's status and time, its result and error when given, one more
-// attempt when counted, and the detected language only when it has none (a
-// requested language stays). releaseQuota reports that the job's seconds must
-// be released in the same atomic step: it held quota and is moving to failed.
-func (j *Job) Apply(t Transition) (releaseQuota bool, err error) {
+// Apply is the effect of a compare-and-set transition on a stored job, which
+// deleted says is soft-deleted (Job has no field for it: the API never shows a
+// deleted job). It fails with CONFLICT, changing nothing, when the job is
+// deleted or its status is not one of t.From. Otherwise the job takes t's
+// status and time, its result and error when given, one more attempt when
+// counted, and the detected language only when it has none (a requested
+// language stays). releaseQuota reports that the job's seconds must be
+// released in the same atomic step: it held quota and is moving to failed.
+func (j *Job) Apply(t Transition, deleted bool) (releaseQuota bool, err error) {
+	if deleted {
+		return false, Errorf(CodeConflict, "Job %s is deleted.", j.ID)
+	}
 	if !slices.Contains(t.From, j.Status) {
 		return false, Errorf(CodeConflict, "Job %s is %s, not one of %v.", j.ID, j.Status, t.From)
 	}

@@ -2,6 +2,7 @@ package callscribe
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -57,49 +58,95 @@ func TestJobHoldsQuota(t *testing.T) {
 
 func TestJobApply(t *testing.T) {
 	at := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
-	base := Job{ID: "j", Status: StatusProcessing, QuotaMonth: "2026-11", AudioSeconds: 12, Attempts: 1, Language: ""}
-
-	j := base
-	release, err := j.Apply(Transition{From: []JobStatus{StatusQueued}, To: StatusProcessing, At: at})
-	if !IsCode(err, CodeConflict) || release || j.Status != StatusProcessing || !j.UpdatedAt.IsZero() {
-		t.Fatalf("a transition from another status changed the job: %+v %v", j, err)
-	}
-
-	j = base
-	release, err = j.Apply(Transition{From: []JobStatus{StatusQueued, StatusProcessing}, To: StatusProcessing, CountAttempt: true, At: at})
-	if err != nil || release || j.Attempts != 2 || !j.UpdatedAt.Equal(at) {
-		t.Fatalf("claim: %+v %v", j, err)
-	}
-
-	j = base
+	earlier := at.Add(-time.Hour)
+	stored := json.RawMessage(`{"transcript":[]}`)
 	result := json.RawMessage(`{"language":"en"}`)
-	release, err = j.Apply(Transition{From: []JobStatus{StatusProcessing}, To: StatusSucceeded, Result: result, Language: "en", At: at})
-	if err != nil || release || j.Status != StatusSucceeded || string(j.Result) != string(result) || j.Language != "en" || j.Attempts != 1 {
-		t.Fatalf("succeed: %+v %v", j, err)
-	}
-
-	j = base
-	j.Language = "en-GB"
-	j.Apply(Transition{From: []JobStatus{StatusProcessing}, To: StatusSucceeded, Language: "en", At: at})
-	if j.Language != "en-GB" {
-		t.Fatalf("a requested language was replaced by the detected one: %q", j.Language)
-	}
-
-	j = base
 	jerr := &JobError{Code: JobErrBadAudio, Message: "x"}
-	release, err = j.Apply(Transition{From: []JobStatus{StatusProcessing}, To: StatusFailed, Error: jerr, At: at})
-	if err != nil || !release || j.Status != StatusFailed || j.Error != jerr {
-		t.Fatalf("fail: release %v, %+v %v", release, j, err)
-	}
-	// Failing again releases nothing: the seconds went back once.
-	release, err = j.Apply(Transition{From: []JobStatus{StatusFailed}, To: StatusFailed, Error: jerr, At: at})
-	if err != nil || release {
-		t.Fatalf("a second failure released again: %v %v", release, err)
-	}
+	// processing is a reserved transcription in its first attempt.
+	processing := Job{ID: "j", Status: StatusProcessing, QuotaMonth: "2026-11", AudioSeconds: 12, Attempts: 1, UpdatedAt: earlier}
+	with := func(j Job, change func(*Job)) Job { change(&j); return j }
+	from := func(s ...JobStatus) []JobStatus { return s }
 
-	derived := Job{ID: "d", Type: TypeSummary, Status: StatusProcessing}
-	if release, _ := derived.Apply(Transition{From: []JobStatus{StatusProcessing}, To: StatusFailed, At: at}); release {
-		t.Fatal("a derived job released quota it never held")
+	cases := []struct {
+		name        string
+		job         Job
+		deleted     bool
+		t           Transition
+		want        Job // the job afterwards; unchanged when wantCode is set
+		wantRelease bool
+		wantCode    string
+	}{
+		{
+			name: "status not in From conflicts",
+			job:  processing, t: Transition{From: from(StatusQueued), To: StatusProcessing, CountAttempt: true, At: at},
+			want: processing, wantCode: CodeConflict,
+		},
+		{
+			name: "empty From matches nothing",
+			job:  processing, t: Transition{To: StatusFailed, Error: jerr, At: at},
+			want: processing, wantCode: CodeConflict,
+		},
+		{
+			name: "a deleted job takes no transition, even from an allowed status",
+			job:  processing, deleted: true, t: Transition{From: from(StatusProcessing), To: StatusFailed, Error: jerr, At: at},
+			want: processing, wantCode: CodeConflict,
+		},
+		{
+			name: "claim counts an attempt",
+			job:  processing, t: Transition{From: from(StatusQueued, StatusProcessing), To: StatusProcessing, CountAttempt: true, At: at},
+			want: with(processing, func(j *Job) { j.Attempts = 2; j.UpdatedAt = at }),
+		},
+		{
+			name: "succeed records result and detected language",
+			job:  processing, t: Transition{From: from(StatusProcessing), To: StatusSucceeded, Result: result, Language: "en", At: at},
+			want: with(processing, func(j *Job) { j.Status = StatusSucceeded; j.Result = result; j.Language = "en"; j.UpdatedAt = at }),
+		},
+		{
+			name: "a requested language stays",
+			job:  with(processing, func(j *Job) { j.Language = "en-GB" }),
+			t:    Transition{From: from(StatusProcessing), To: StatusSucceeded, Result: result, Language: "en", At: at},
+			want: with(processing, func(j *Job) { j.Status = StatusSucceeded; j.Result = result; j.Language = "en-GB"; j.UpdatedAt = at }),
+		},
+		{
+			name: "no result or error keeps the stored ones",
+			job:  with(processing, func(j *Job) { j.Result = stored; j.Error = jerr }),
+			t:    Transition{From: from(StatusProcessing), To: StatusQueued, At: at},
+			want: with(processing, func(j *Job) { j.Status = StatusQueued; j.Result = stored; j.Error = jerr; j.UpdatedAt = at }),
+		},
+		{
+			name: "failing a job that holds quota releases it",
+			job:  processing, t: Transition{From: from(StatusProcessing), To: StatusFailed, Error: jerr, At: at},
+			want:        with(processing, func(j *Job) { j.Status = StatusFailed; j.Error = jerr; j.UpdatedAt = at }),
+			wantRelease: true,
+		},
+		{
+			name: "failing again releases nothing: the seconds went back once",
+			job:  with(processing, func(j *Job) { j.Status = StatusFailed; j.Error = jerr }),
+			t:    Transition{From: from(StatusFailed), To: StatusFailed, Error: jerr, At: at},
+			want: with(processing, func(j *Job) { j.Status = StatusFailed; j.Error = jerr; j.UpdatedAt = at }),
+		},
+		{
+			name: "a derived job never held quota",
+			job:  Job{ID: "d", Type: TypeSummary, Status: StatusProcessing},
+			t:    Transition{From: from(StatusProcessing), To: StatusFailed, Error: jerr, At: at},
+			want: Job{ID: "d", Type: TypeSummary, Status: StatusFailed, Error: jerr, UpdatedAt: at},
+		},
+	}
+	for _, c := range cases {
+		j := c.job
+		release, err := j.Apply(c.t, c.deleted)
+		switch {
+		case c.wantCode != "" && !IsCode(err, c.wantCode):
+			t.Errorf("%s: error %v, want %s", c.name, err, c.wantCode)
+		case c.wantCode == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		}
+		if release != c.wantRelease {
+			t.Errorf("%s: releaseQuota = %v, want %v", c.name, release, c.wantRelease)
+		}
+		if !reflect.DeepEqual(j, c.want) {
+			t.Errorf("%s:\n got %+v\nwant %+v", c.name, j, c.want)
+		}
 	}
 }
 

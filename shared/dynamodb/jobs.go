@@ -358,8 +358,9 @@ func (s *JobStore) listOne(ctx context.Context, req callscribe.ListRequest) (*ca
 	return page, nil
 }
 
-// transitionUpdate builds the job update of a transition: the update expression,
-// the condition (exists, live, status in From) and their names and values.
+// transitionUpdate builds the job update of a transition: the update expression
+// and the condition (exists, live, status in From) are callscribe.Job.Apply
+// written as DynamoDB expressions, with their names and values.
 func transitionUpdate(t callscribe.Transition) (update, cond string, names map[string]string, values map[string]types.AttributeValue, err error) {
 	names = map[string]string{
 		"#id": attrID, "#status": attrStatus, "#updated": attrUpdatedAt,
@@ -492,13 +493,10 @@ func (s *JobStore) failJob(ctx context.Context, t callscribe.Transition) (*calls
 			return nil, jobNotFound(t.JobID)
 		}
 		old := sj.job
-		if sj.deleted {
-			return nil, callscribe.Errorf(callscribe.CodeConflict, "job %s is deleted", t.JobID)
-		}
 		// The new state is the read state plus this transition, exactly, as long
 		// as the revision does not change before the transaction (its condition).
 		next := *old
-		release, err := next.Apply(t)
+		release, err := next.Apply(t, sj.deleted)
 		if err != nil {
 			return nil, err
 		}

@@ -187,10 +187,7 @@ func (s *JobStore) TransitionJob(ctx context.Context, t callscribe.Transition) (
 		if err != nil {
 			return err
 		}
-		if deleted {
-			return callscribe.Errorf(callscribe.CodeConflict, "Job %s is deleted.", t.JobID)
-		}
-		release, err := job.Apply(t)
+		release, err := job.Apply(t, deleted)
 		if err != nil {
 			return err
 		}
