@@ -39,6 +39,13 @@ func testDeleteKeepsQuota(t *testing.T, s callscribe.JobStore) {
 	mustCreate(t, s, j, quotaFor("2025-03", 1000))
 	requireNoError(t, s.DeleteJob(t.Context(), j.ID, baseTime.Add(time.Hour)), "DeleteJob")
 	requireUsed(t, s, account, "2025-03", 80)
+	// A deleted job cannot fail either, so nothing gives its seconds back.
+	_, err := s.TransitionJob(t.Context(), callscribe.Transition{
+		JobID: j.ID, From: []callscribe.JobStatus{callscribe.StatusQueued}, To: callscribe.StatusFailed,
+		Error: &callscribe.JobError{Code: callscribe.JobErrInternal, Message: "x"}, At: baseTime.Add(2 * time.Hour),
+	})
+	requireCode(t, err, callscribe.CodeConflict, "failing a deleted job")
+	requireUsed(t, s, account, "2025-03", 80)
 	n, err := s.PurgeDeletedJobs(t.Context(), baseTime.Add(48*time.Hour))
 	requireNoError(t, err, "PurgeDeletedJobs")
 	if n != 1 {
