@@ -94,6 +94,16 @@ func mustCreate(t *testing.T, s callscribe.JobStore, j *callscribe.Job, q *calls
 	requireNoError(t, s.CreateJob(t.Context(), j, q), "CreateJob "+j.ID)
 }
 
+// mustReserve stores a queued transcription of seconds that reserves them
+// under quota, and returns it.
+func mustReserve(t *testing.T, s callscribe.JobStore, accountID string, createdAt time.Time, seconds float64, quota *callscribe.QuotaReservation) *callscribe.Job {
+	t.Helper()
+	j := newTranscription(accountID, createdAt)
+	j.AudioSeconds = seconds
+	mustCreate(t, s, j, quota)
+	return j
+}
+
 func mustGet(t *testing.T, s callscribe.JobStore, id string) *callscribe.Job {
 	t.Helper()
 	j, err := s.GetJob(t.Context(), id)

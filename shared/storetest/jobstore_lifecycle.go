@@ -34,9 +34,7 @@ func testDeleteHides(t *testing.T, s callscribe.JobStore) {
 
 func testDeleteKeepsQuota(t *testing.T, s callscribe.JobStore) {
 	account := newID()
-	j := newTranscription(account, baseTime)
-	j.AudioSeconds = 80
-	mustCreate(t, s, j, quotaFor("2025-03", 1000))
+	j := mustReserve(t, s, account, baseTime, 80, quotaFor("2025-03", 1000))
 	requireNoError(t, s.DeleteJob(t.Context(), j.ID, baseTime.Add(time.Hour)), "DeleteJob")
 	requireUsed(t, s, account, "2025-03", 80)
 	// A deleted job cannot fail either, so nothing gives its seconds back.

@@ -29,17 +29,13 @@ func testQuotaReserved(t *testing.T, s callscribe.JobStore) {
 	}
 	requireUsed(t, s, account, "2025-03", 120.5)
 
-	b := newTranscription(account, baseTime)
-	b.AudioSeconds = 30.25
-	mustCreate(t, s, b, quotaFor("2025-03", 6000))
+	mustReserve(t, s, account, baseTime, 30.25, quotaFor("2025-03", 6000))
 	requireUsed(t, s, account, "2025-03", 150.75)
 }
 
 func testQuotaExceeded(t *testing.T, s callscribe.JobStore) {
 	account := newID()
-	first := newTranscription(account, baseTime)
-	first.AudioSeconds = 540
-	mustCreate(t, s, first, quotaFor("2025-03", 600))
+	first := mustReserve(t, s, account, baseTime, 540, quotaFor("2025-03", 600))
 
 	over := newTranscription(account, baseTime)
 	over.AudioSeconds = 120
@@ -64,12 +60,8 @@ func testQuotaExceeded(t *testing.T, s callscribe.JobStore) {
 
 func testQuotaExactLimit(t *testing.T, s callscribe.JobStore) {
 	account := newID()
-	a := newTranscription(account, baseTime)
-	a.AudioSeconds = 450
-	mustCreate(t, s, a, quotaFor("2025-03", 600))
-	b := newTranscription(account, baseTime)
-	b.AudioSeconds = 150
-	mustCreate(t, s, b, quotaFor("2025-03", 600))
+	mustReserve(t, s, account, baseTime, 450, quotaFor("2025-03", 600))
+	mustReserve(t, s, account, baseTime, 150, quotaFor("2025-03", 600))
 	requireUsed(t, s, account, "2025-03", 600)
 
 	// Full now: even one second more is refused.
@@ -126,17 +118,11 @@ func testQuotaConcurrent(t *testing.T, s callscribe.JobStore) {
 
 func testQuotaSeparation(t *testing.T, s callscribe.JobStore) {
 	alice, bob := newID(), newID()
-	march := newTranscription(alice, baseTime)
-	march.AudioSeconds = 100
-	mustCreate(t, s, march, quotaFor("2025-03", 100))
+	mustReserve(t, s, alice, baseTime, 100, quotaFor("2025-03", 100))
 
 	// March is full for alice; April and bob are untouched.
-	april := newTranscription(alice, baseTime.AddDate(0, 1, 0))
-	april.AudioSeconds = 100
-	mustCreate(t, s, april, quotaFor("2025-04", 100))
-	bobs := newTranscription(bob, baseTime)
-	bobs.AudioSeconds = 100
-	mustCreate(t, s, bobs, quotaFor("2025-03", 100))
+	mustReserve(t, s, alice, baseTime.AddDate(0, 1, 0), 100, quotaFor("2025-04", 100))
+	mustReserve(t, s, bob, baseTime, 100, quotaFor("2025-03", 100))
 
 	requireUsed(t, s, alice, "2025-03", 100)
 	requireUsed(t, s, alice, "2025-04", 100)
@@ -147,9 +133,7 @@ func testQuotaSeparation(t *testing.T, s callscribe.JobStore) {
 
 func testQuotaNoReservation(t *testing.T, s callscribe.JobStore) {
 	account := newID()
-	reserved := newTranscription(account, baseTime)
-	reserved.AudioSeconds = 60
-	mustCreate(t, s, reserved, quotaFor("2025-03", 1000))
+	mustReserve(t, s, account, baseTime, 60, quotaFor("2025-03", 1000))
 
 	// A job without a reservation holds nothing, even when the caller filled in
 	// QuotaMonth, and failing it releases nothing.

@@ -205,12 +205,8 @@ func testTransitionConcurrent(t *testing.T, s callscribe.JobStore) {
 
 func testTransitionReleasesQuota(t *testing.T, s callscribe.JobStore) {
 	account := newID()
-	failing := newTranscription(account, baseTime)
-	failing.AudioSeconds = 100
-	mustCreate(t, s, failing, quotaFor("2025-03", 1000))
-	succeeding := newTranscription(account, baseTime)
-	succeeding.AudioSeconds = 50
-	mustCreate(t, s, succeeding, quotaFor("2025-03", 1000))
+	failing := mustReserve(t, s, account, baseTime, 100, quotaFor("2025-03", 1000))
+	succeeding := mustReserve(t, s, account, baseTime, 50, quotaFor("2025-03", 1000))
 	requireUsed(t, s, account, "2025-03", 150)
 
 	fail := callscribe.Transition{
@@ -239,20 +235,14 @@ func testTransitionReleasesQuota(t *testing.T, s callscribe.JobStore) {
 	requireUsed(t, s, account, "2025-03", 50)
 
 	// The released seconds are available again.
-	refill := newTranscription(account, baseTime)
-	refill.AudioSeconds = 950
-	mustCreate(t, s, refill, quotaFor("2025-03", 1000))
+	mustReserve(t, s, account, baseTime, 950, quotaFor("2025-03", 1000))
 	requireUsed(t, s, account, "2025-03", 1000)
 }
 
 func testTransitionReleaseMonth(t *testing.T, s callscribe.JobStore) {
 	account := newID()
-	march := newTranscription(account, baseTime)
-	march.AudioSeconds = 70
-	mustCreate(t, s, march, quotaFor("2025-03", 1000))
-	april := newTranscription(account, baseTime.AddDate(0, 1, 0))
-	april.AudioSeconds = 30
-	mustCreate(t, s, april, quotaFor("2025-04", 1000))
+	march := mustReserve(t, s, account, baseTime, 70, quotaFor("2025-03", 1000))
+	mustReserve(t, s, account, baseTime.AddDate(0, 1, 0), 30, quotaFor("2025-04", 1000))
 
 	// The March job fails in April: March gets its seconds back, April keeps its own.
 	_, err := s.TransitionJob(t.Context(), callscribe.Transition{
