@@ -231,20 +231,20 @@ func (s *JobStore) ListJobs(ctx context.Context, req callscribe.ListRequest) (*c
 	if req.Filter.JobID != "" {
 		return s.listOne(ctx, req)
 	}
-	in, filtered, empty := s.listQuery(req)
+	in, empty := s.listQuery(req)
 	if empty {
 		return &callscribe.JobPage{Jobs: []*callscribe.Job{}}, nil
 	}
-	return s.queryPage(ctx, in, req.Limit, filtered)
+	return s.queryPage(ctx, in, req.Limit)
 }
 
 // listQuery translates a listing request (callscribe.ListRequest.Includes)
 // into a Query on the account's listing index, newest first: created_after is
 // a key condition on list_sk, the cursor the start key, and status, type and
-// language a filter expression (filtered reports one). empty reports a request
+// language a filter expression. empty reports a request
 // that can match nothing (a cursor older than created_after), which DynamoDB
 // would reject as a start key outside the key condition.
-func (s *JobStore) listQuery(req callscribe.ListRequest) (in *ddb.QueryInput, filtered, empty bool) {
+func (s *JobStore) listQuery(req callscribe.ListRequest) (in *ddb.QueryInput, empty bool) {
 	f := req.Filter
 	keyCond := "#acc = :acc"
 	names := map[string]string{"#acc": attrAccountID}
@@ -261,7 +261,7 @@ func (s *JobStore) listQuery(req callscribe.ListRequest) (in *ddb.QueryInput, fi
 	if req.After != nil {
 		after := listKey(req.After.CreatedAt, req.After.JobID)
 		if lower != "" && after <= lower {
-			return nil, false, true
+			return nil, true
 		}
 		startKey = map[string]types.AttributeValue{
 			attrAccountID: str(req.AccountID),
@@ -302,14 +302,15 @@ func (s *JobStore) listQuery(req callscribe.ListRequest) (in *ddb.QueryInput, fi
 	if len(filters) > 0 {
 		in.FilterExpression = aws.String(strings.Join(filters, " AND "))
 	}
-	return in, len(filters) > 0, false
+	return in, false
 }
 
 // queryPage runs the listing query until the page is full, reading one item
 // beyond it to tell whether there is a next page (so Next is nil on the last
 // page instead of pointing at an empty one). A filtered query reads in larger
 // batches, since the filter may discard most of what a batch reads.
-func (s *JobStore) queryPage(ctx context.Context, in *ddb.QueryInput, limit int, filtered bool) (*callscribe.JobPage, error) {
+func (s *JobStore) queryPage(ctx context.Context, in *ddb.QueryInput, limit int) (*callscribe.JobPage, error) {
+	filtered := in.FilterExpression != nil
 	want := limit + 1
 	var items []map[string]types.AttributeValue
 	for {
