@@ -2,6 +2,7 @@ package transcriptexport
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
 )
@@ -32,7 +33,7 @@ func interpolatedWords(seg callscribe.Segment) []Word {
 	if len(fields) == 0 {
 		return nil
 	}
-	total := len(strings.Join(fields, " "))
+	total := chars(strings.Join(fields, " "))
 	span := max(seg.TimeEnd-seg.TimeStart, 0)
 	words := make([]Word, len(fields))
 	offset := 0
@@ -41,7 +42,7 @@ func interpolatedWords(seg callscribe.Segment) []Word {
 			offset++ // the space before the word
 		}
 		start := seg.TimeStart + span*float64(offset)/float64(total)
-		offset += len(f)
+		offset += chars(f)
 		words[i] = Word{Text: f, Start: start, End: seg.TimeStart + span*float64(offset)/float64(total)}
 	}
 	return words
@@ -57,7 +58,7 @@ func Cues(segs []callscribe.Segment, timer WordTimer, labelled bool) []Cue {
 		words := timer(seg)
 		reserve := 0
 		if labelled && seg.SpeakerAlias != "" {
-			reserve = len(seg.SpeakerAlias) + len(": ")
+			reserve = chars(seg.SpeakerAlias + ": ")
 		}
 		for len(words) > 0 {
 			n, lines := fit(words, reserve)
@@ -84,7 +85,7 @@ func fit(words []Word, reserve int) (int, []string) {
 		switch {
 		case line == "":
 			line = w.Text
-		case len(line)+1+len(w.Text) <= room:
+		case chars(line)+1+chars(w.Text) <= room:
 			line += " " + w.Text
 		case len(lines)+1 < MaxCueLines:
 			lines = append(lines, line)
@@ -95,3 +96,8 @@ func fit(words []Word, reserve int) (int, []string) {
 	}
 	return len(words), append(lines, line)
 }
+
+// chars counts characters as code points, not bytes, so "número" is 6 long
+// like "number". A combining mark counts as one more, which can only make a
+// line shorter than the limit allows, never longer.
+func chars(s string) int { return utf8.RuneCountInString(s) }

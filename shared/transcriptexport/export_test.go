@@ -3,12 +3,14 @@ package transcriptexport
 import (
 	"bytes"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
 )
@@ -184,8 +186,8 @@ func checkCues(t *testing.T, cues []parsedCue, speakerOf func(line string) (spea
 					shown = rest // a voice span is not shown as text
 				}
 			}
-			if len(shown) > MaxLineChars && strings.Contains(l, " ") {
-				t.Errorf("cue %d line %q is %d characters", i, shown, len(shown))
+			if n := utf8.RuneCountInString(shown); n > MaxLineChars && strings.Contains(l, " ") {
+				t.Errorf("cue %d line %q is %d characters", i, shown, n)
 			}
 			words = append(words, strings.Fields(l)...)
 		}
@@ -254,5 +256,23 @@ func TestTextLines(t *testing.T) {
 	}
 	if strings.Count(got, "\n") != 4 {
 		t.Errorf("want one line per non-blank segment (4):\n%s", got)
+	}
+}
+
+// A line holds 42 characters, not 42 bytes: accented words fill it as far as
+// unaccented ones would.
+func TestLinesCountCharactersNotBytes(t *testing.T) {
+	seg := callscribe.Segment{Text: "Necesito confirmar su número de teléfono, dirección y código postal por favor.", TimeStart: 1, TimeEnd: 6, SpeakerAlias: "Agent"}
+	cues := Cues([]callscribe.Segment{seg}, interpolatedWords, false)
+	// 41 characters (43 bytes); "dirección" would make it 51.
+	if want := "Necesito confirmar su número de teléfono,"; len(cues) != 1 || cues[0].Lines[0] != want {
+		t.Fatalf("cues %+v, want the first line %q", cues, want)
+	}
+	// Interpolation shares the span by characters too: "número" takes as long
+	// as "postal".
+	words := interpolatedWords(seg)
+	numero, postal := words[3], words[9]
+	if d1, d2 := numero.End-numero.Start, postal.End-postal.Start; math.Abs(d1-d2) > 1e-9 {
+		t.Errorf("%q lasts %v s, %q %v s", numero.Text, d1, postal.Text, d2)
 	}
 }
