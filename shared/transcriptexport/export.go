@@ -14,8 +14,9 @@
 //
 // Transcript text is untrusted (it is whatever was said on a call). WebVTT
 // escapes &, < and > so no text becomes markup; SRT has no escape mechanism, so
-// its text is written as said, except that the timing arrow "-->" is written
-// "->" (a line containing it would read as a timing line). Line breaks inside a
+// its text is written as said, except that the timing arrow "-->" (and any
+// longer run of hyphens before ">") is written "->": a line containing the
+// arrow would read as a timing line. Line breaks inside a
 // segment's text are folded to spaces in every format.
 package transcriptexport
 
@@ -134,13 +135,24 @@ func writeSRT(w io.Writer, cues []Cue) error {
 			if j == 0 && c.Speaker != "" {
 				line = c.Speaker + ": " + line
 			}
-			b.WriteString(strings.ReplaceAll(line, "-->", "->"))
+			b.WriteString(withoutTimingArrow(line))
 			b.WriteByte('\n')
 		}
 		b.WriteByte('\n')
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// withoutTimingArrow shortens every "-->" in SRT text to "->" (a reader takes
+// a line containing the arrow for a timing line). It repeats until none is
+// left, as one pass turns "--->" into "-->": in effect any run of hyphens
+// before ">" becomes one.
+func withoutTimingArrow(line string) string {
+	for strings.Contains(line, "-->") {
+		line = strings.ReplaceAll(line, "-->", "->")
+	}
+	return line
 }
 
 var vttEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
