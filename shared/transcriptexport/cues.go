@@ -1,6 +1,8 @@
 package transcriptexport
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -49,9 +51,11 @@ func interpolatedWords(seg callscribe.Segment) []Word {
 }
 
 // Cues splits every segment into cues within the limits (MaxCueSeconds,
-// MaxCueLines of MaxLineChars), at word boundaries, in time order. With
-// labelled, the first line leaves room for the "Agent: " label a format writes
-// before it (SRT shows it as text; a WebVTT voice span is not shown as text).
+// MaxCueLines of MaxLineChars), at word boundaries, in order of start time:
+// when speakers talk over each other, a short reply starts inside a long
+// segment and its cue goes between that segment's cues. With labelled, the
+// first line leaves room for the "Agent: " label a format writes before it
+// (SRT shows it as text; a WebVTT voice span is not shown as text).
 func Cues(segs []callscribe.Segment, timer WordTimer, labelled bool) []Cue {
 	var cues []Cue
 	for _, seg := range segs {
@@ -66,6 +70,8 @@ func Cues(segs []callscribe.Segment, timer WordTimer, labelled bool) []Cue {
 			words = words[n:]
 		}
 	}
+	// Stable, so cues starting together keep the segments' order.
+	slices.SortStableFunc(cues, func(a, b Cue) int { return cmp.Compare(a.Start, b.Start) })
 	return cues
 }
 

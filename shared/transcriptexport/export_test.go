@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,14 +21,17 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 func ptr[T any](v T) *T { return &v }
 
 // call is a realistic two-speaker transcript with the cases the formats must
-// handle: a long segment (over 7 s and over two lines), markup-like text and
-// the timing arrow, a line break inside a segment, a blank segment, and a
-// segment past the first hour.
+// handle: a long segment (over 7 s and over two lines) that the other speaker
+// talks over (segments are in order of start, so the overlap's cue falls
+// between the long segment's cues), markup-like text and the timing arrow, a
+// line break inside a segment, a blank segment, and a segment past the first
+// hour.
 var call = &callscribe.TranscriptionResult{
 	Language: ptr("en"), DurationSeconds: 3725.4, WordsCount: ptr(88),
 	Transcript: []callscribe.Segment{
 		{Text: "Thank you for calling, this is Ann. How can I help?", TimeStart: 0.5, TimeEnd: 3.2, SpeakerID: 0, SpeakerAlias: "Agent"},
 		{Text: "Hi, I was charged twice for my subscription this month and I would really like to get one of those payments refunded as soon as possible please", TimeStart: 3.9, TimeEnd: 14.6, SpeakerID: 1, SpeakerAlias: "User"},
+		{Text: "Mm-hmm.", TimeStart: 8.0, TimeEnd: 8.4, SpeakerID: 0, SpeakerAlias: "Agent"},
 		{Text: "I see <b>two</b> charges & one refund --> pending.\nLet me fix that ---> now.", TimeStart: 15.0, TimeEnd: 19.0, SpeakerID: 0, SpeakerAlias: "Agent"},
 		{Text: "   ", TimeStart: 19.5, TimeEnd: 20, SpeakerID: 1, SpeakerAlias: "User"},
 		{Text: "Supercalifragilisticexpialidocious-level-of-service-guaranteed word", TimeStart: 3600.25, TimeEnd: 3602.5, SpeakerID: 1, SpeakerAlias: "User"},
@@ -165,32 +169,43 @@ var hyphensBeforeGreater = regexp.MustCompile(`-{2,}>`)
 
 var vttUnescape = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&")
 
-// checkCues holds parsed cues to the rules and rebuilds each segment's words.
-func checkCues(t *testing.T, cues []parsedCue, speakerOf func(line string) (speaker, rest string)) {
+// checkCues holds parsed cues to the rules: in time order, each at most
+// MaxCueSeconds long with at most MaxCueLines lines of at most MaxLineChars
+// characters (a longer line is a single word). Then, segment by segment, the
+// next cues naming the segment's speaker must lie within its span and carry
+// its words in order, as shownText says the format writes them; no cue may be
+// left over. It returns how many cues each segment became.
+func checkCues(t *testing.T, r *callscribe.TranscriptionResult, cues []parsedCue, speakerOf func(line string) (speaker, rest string), shownText func(string) string) []int {
 	t.Helper()
-	var words []string
+	type readCue struct {
+		index      int
+		start, end float64
+		words      []string
+	}
+	bySpeaker := map[string][]readCue{}
 	prevStart := -1.0
 	for i, c := range cues {
 		if c.start < prevStart || c.end < c.start {
 			t.Errorf("cue %d: %v --> %v out of order", i, c.start, c.end)
 		}
 		prevStart = c.start
-		if c.end-c.start > MaxCueSeconds+0.001 && len(strings.Fields(strings.Join(c.lines, " "))) > 1 {
+		if c.end-c.start > MaxCueSeconds+0.001 {
 			t.Errorf("cue %d lasts %.3f s", i, c.end-c.start)
 		}
 		if len(c.lines) == 0 || len(c.lines) > MaxCueLines {
 			t.Errorf("cue %d has %d lines", i, len(c.lines))
 		}
+		var speaker string
+		var words []string
 		for j, l := range c.lines {
 			shown := l
 			if j == 0 {
-				speaker, rest := speakerOf(l)
-				if speaker != "Agent" && speaker != "User" {
-					t.Errorf("cue %d names no speaker: %q", i, l)
+				speaker, l = speakerOf(l)
+				if speaker == "" {
+					t.Errorf("cue %d names no speaker: %q", i, shown)
 				}
-				l = rest
 				if strings.HasPrefix(shown, "<v ") {
-					shown = rest // a voice span is not shown as text
+					shown = l // a voice span is not shown as text
 				}
 			}
 			if n := utf8.RuneCountInString(shown); n > MaxLineChars && strings.Contains(l, " ") {
@@ -198,34 +213,51 @@ func checkCues(t *testing.T, cues []parsedCue, speakerOf func(line string) (spea
 			}
 			words = append(words, strings.Fields(l)...)
 		}
+		bySpeaker[speaker] = append(bySpeaker[speaker], readCue{i, c.start, c.end, words})
 	}
-	var want []string
-	for _, s := range call.Transcript {
-		want = append(want, strings.Fields(s.Text)...)
+	const rounding = 0.0005 // times are written to the millisecond
+	perSegment := make([]int, len(r.Transcript))
+	for i, seg := range r.Transcript {
+		want := strings.Fields(shownText(seg.Text))
+		var got []string
+		queue := bySpeaker[seg.SpeakerAlias]
+		for len(got) < len(want) && len(queue) > 0 {
+			c := queue[0]
+			queue = queue[1:]
+			perSegment[i]++
+			if c.start < seg.TimeStart-rounding || c.end > seg.TimeEnd+rounding {
+				t.Errorf("cue %d (%v --> %v) lies outside its segment (%v to %v)", c.index, c.start, c.end, seg.TimeStart, seg.TimeEnd)
+			}
+			got = append(got, c.words...)
+		}
+		bySpeaker[seg.SpeakerAlias] = queue
+		if !slices.Equal(got, want) {
+			t.Errorf("segment %d (%s): cues carry %q, want %q", i, seg.SpeakerAlias, got, want)
+		}
 	}
-	got := strings.Join(words, " ")
-	// SRT writes a run of hyphens before ">" as "->"; WebVTT keeps the text.
-	if exp := hyphensBeforeGreater.ReplaceAllString(strings.Join(want, " "), "->"); got != exp && got != strings.Join(want, " ") {
-		t.Errorf("words changed:\n got %q\nwant %q", got, exp)
+	for speaker, left := range bySpeaker {
+		if len(left) > 0 {
+			t.Errorf("%d cue(s) of %q belong to no segment, from cue %d", len(left), speaker, left[0].index)
+		}
 	}
+	return perSegment
 }
+
+// longSegment is the index in call of the User segment over 7 s and over two
+// lines of text.
+const longSegment = 1
 
 func TestSRTParsesBackWithinTheLimits(t *testing.T) {
 	cues := parseSRT(t, string(export(t, SRT, call)))
-	checkCues(t, cues, func(l string) (string, string) {
+	perSegment := checkCues(t, call, cues, func(l string) (string, string) {
 		speaker, rest, _ := strings.Cut(l, ": ")
 		return speaker, rest
+	}, func(text string) string {
+		// SRT has no escapes: a run of hyphens before ">" is written "->".
+		return hyphensBeforeGreater.ReplaceAllString(text, "->")
 	})
-	// The long User segment (10.7 s, 140 characters) needed more than one cue,
-	// each within its segment's span.
-	n := 0
-	for _, c := range cues {
-		if c.start >= 3.9 && c.end <= 14.6+0.001 {
-			n++
-		}
-	}
-	if n < 2 {
-		t.Errorf("the long segment became %d cue(s)", n)
+	if perSegment[longSegment] < 2 {
+		t.Errorf("the long segment became %d cue(s)", perSegment[longSegment])
 	}
 	if len(parseSRT(t, string(export(t, SRT, empty)))) != 0 {
 		t.Error("an empty transcript has cues")
@@ -239,13 +271,16 @@ func TestVTTParsesBackWithinTheLimits(t *testing.T) {
 			cues[i].lines[j] = vttUnescape.Replace(cues[i].lines[j])
 		}
 	}
-	checkCues(t, cues, func(l string) (string, string) {
+	perSegment := checkCues(t, call, cues, func(l string) (string, string) {
 		if !strings.HasPrefix(l, "<v ") {
 			return "", l
 		}
 		speaker, rest, _ := strings.Cut(strings.TrimPrefix(l, "<v "), ">")
 		return speaker, rest
-	})
+	}, func(text string) string { return text })
+	if perSegment[longSegment] < 2 {
+		t.Errorf("the long segment became %d cue(s)", perSegment[longSegment])
+	}
 	if len(parseVTT(t, string(export(t, VTT, empty)))) != 0 {
 		t.Error("an empty transcript has cues")
 	}
@@ -262,8 +297,8 @@ func TestTextLines(t *testing.T) {
 			t.Errorf("text export lacks %q:\n%s", want, got)
 		}
 	}
-	if strings.Count(got, "\n") != 4 {
-		t.Errorf("want one line per non-blank segment (4):\n%s", got)
+	if strings.Count(got, "\n") != 5 {
+		t.Errorf("want one line per non-blank segment (5):\n%s", got)
 	}
 }
 
