@@ -66,7 +66,11 @@ func Cues(segs []callscribe.Segment, timer WordTimer, labelled bool) []Cue {
 		}
 		for len(words) > 0 {
 			n, lines := fit(words, reserve)
-			cues = append(cues, Cue{Start: words[0].Start, End: words[n-1].End, Speaker: seg.SpeakerAlias, Lines: lines})
+			// fit keeps several words within MaxCueSeconds; a single word can
+			// span longer (a segment that includes the pause after it), and
+			// its cue is cut short rather than held on screen.
+			end := min(words[n-1].End, words[0].Start+MaxCueSeconds)
+			cues = append(cues, Cue{Start: words[0].Start, End: end, Speaker: seg.SpeakerAlias, Lines: lines})
 			words = words[n:]
 		}
 	}

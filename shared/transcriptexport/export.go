@@ -5,7 +5,8 @@
 //
 // Subtitle cues follow the usual broadcast limits: at most 7 seconds and at
 // most 2 lines of 42 characters, split at word boundaries (a single word longer
-// than a line gets a line of its own rather than being cut). Segments carry no
+// than a line gets a line of its own rather than being cut, and one that lasts
+// longer than 7 s is shown for 7 s). Segments carry no
 // word times yet, so a word's time is interpolated in proportion to the
 // characters before it in its segment; the splitter takes the word times from
 // a function, so recognised word times can replace the interpolation without

@@ -24,8 +24,9 @@ func ptr[T any](v T) *T { return &v }
 // handle: a long segment (over 7 s and over two lines) that the other speaker
 // talks over (segments are in order of start, so the overlap's cue falls
 // between the long segment's cues), markup-like text and the timing arrow, a
-// line break inside a segment, a blank segment, and a segment past the first
-// hour.
+// line break inside a segment, a blank segment, one word in a segment longer
+// than a cue may last (the recogniser counted the pause after it), and a
+// segment past the first hour.
 var call = &callscribe.TranscriptionResult{
 	Language: ptr("en"), DurationSeconds: 3725.4, WordsCount: ptr(88),
 	Transcript: []callscribe.Segment{
@@ -34,6 +35,7 @@ var call = &callscribe.TranscriptionResult{
 		{Text: "Mm-hmm.", TimeStart: 8.0, TimeEnd: 8.4, SpeakerID: 0, SpeakerAlias: "Agent"},
 		{Text: "I see <b>two</b> charges & one refund --> pending.\nLet me fix that ---> now.", TimeStart: 15.0, TimeEnd: 19.0, SpeakerID: 0, SpeakerAlias: "Agent"},
 		{Text: "   ", TimeStart: 19.5, TimeEnd: 20, SpeakerID: 1, SpeakerAlias: "User"},
+		{Text: "Okay.", TimeStart: 21.0, TimeEnd: 30.5, SpeakerID: 1, SpeakerAlias: "User"},
 		{Text: "Supercalifragilisticexpialidocious-level-of-service-guaranteed word", TimeStart: 3600.25, TimeEnd: 3602.5, SpeakerID: 1, SpeakerAlias: "User"},
 	},
 }
@@ -297,8 +299,8 @@ func TestTextLines(t *testing.T) {
 			t.Errorf("text export lacks %q:\n%s", want, got)
 		}
 	}
-	if strings.Count(got, "\n") != 5 {
-		t.Errorf("want one line per non-blank segment (5):\n%s", got)
+	if strings.Count(got, "\n") != 6 {
+		t.Errorf("want one line per non-blank segment (6):\n%s", got)
 	}
 }
 
