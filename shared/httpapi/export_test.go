@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -84,5 +85,34 @@ func TestExportFormatsAndErrors(t *testing.T) {
 	rec = f.do(t, http.MethodGet, "/v1/transcriptions/"+sumID+"/export?format=txt", "")
 	if rec.Code != http.StatusBadRequest || decodeError(t, rec).Error.Code != callscribe.CodeNotATranscription {
 		t.Fatalf("summary export: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// An empty job id in the export path is MISSING_JOB_ID after authentication,
+// as for GET /v1/transcriptions/, not net/http's redirect to the GET of a job
+// named "export".
+func TestExportWithoutJobID(t *testing.T) {
+	f := newFixture(t, &recordingQueue{}, nil)
+	rec := f.do(t, http.MethodGet, "/v1/transcriptions//export?format=txt", "")
+	if rec.Code != http.StatusBadRequest || decodeError(t, rec).Error.Code != callscribe.CodeMissingJobID {
+		t.Fatalf("API: %d %s", rec.Code, rec.Body)
+	}
+	rec = f.sessionDo(t, f.account, http.MethodGet, "/dashboard/jobs//export?format=txt", nil, "")
+	if rec.Code != http.StatusBadRequest || decodeError(t, rec).Error.Code != callscribe.CodeMissingJobID {
+		t.Fatalf("dashboard: %d %s", rec.Code, rec.Body)
+	}
+	anonymous := httptest.NewRecorder()
+	f.server.ServeHTTP(anonymous, httptest.NewRequest(http.MethodGet, "/v1/transcriptions//export?format=txt", nil))
+	if anonymous.Code != http.StatusUnauthorized {
+		t.Fatalf("without an API key: %d %s", anonymous.Code, anonymous.Body)
+	}
+	// The catch-all server of a deployment answers the same.
+	fallback := NewFallback(f.server.deps, f.server.cfg, RouteExportJob)
+	req := httptest.NewRequest(http.MethodGet, "/v1/transcriptions//export?format=txt", nil)
+	req.Header.Set("Authorization", "Bearer "+f.apiKey)
+	rec = httptest.NewRecorder()
+	fallback.ServeHTTP(rec, req)
+	if rec.Code != http.StatusBadRequest || decodeError(t, rec).Error.Code != callscribe.CodeMissingJobID {
+		t.Fatalf("fallback: %d %s", rec.Code, rec.Body)
 	}
 }

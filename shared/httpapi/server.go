@@ -77,6 +77,11 @@ type Server struct {
 	deps Deps
 	cfg  Config
 	mux  *http.ServeMux
+	// emptyJobID holds handlers by "METHOD path" for job routes whose empty id
+	// sits mid-path ("/v1/transcriptions//export"): the mux would redirect
+	// that path to its cleaned form (the GET of a job named "export") before
+	// any pattern could match it, so ServeHTTP looks these up first.
+	emptyJobID map[string]http.HandlerFunc
 }
 
 // Route names a registered pattern, so a Lambda function can serve only its own.
@@ -188,7 +193,7 @@ func newServer(deps Deps, cfg Config) *Server {
 	if deps.NewID == nil {
 		deps.NewID = func() string { return uuid.NewString() }
 	}
-	return &Server{deps: deps, cfg: cfg, mux: http.NewServeMux()}
+	return &Server{deps: deps, cfg: cfg, mux: http.NewServeMux(), emptyJobID: map[string]http.HandlerFunc{}}
 }
 
 // handle registers one route, and for the job routes the empty-id forms that
@@ -206,6 +211,10 @@ func (s *Server) handle(r Route, h http.HandlerFunc) {
 	case RouteDashboardDeleteJob:
 		s.mux.HandleFunc("DELETE /dashboard/jobs/{$}", s.session(s.missingJobID))
 		s.mux.HandleFunc("DELETE /dashboard/jobs", s.session(s.missingJobID))
+	case RouteExportJob:
+		s.emptyJobID["GET /v1/transcriptions//export"] = s.apiKey(s.missingJobID)
+	case RouteDashboardExportJob:
+		s.emptyJobID["GET /dashboard/jobs//export"] = s.session(s.missingJobID)
 	}
 }
 
@@ -231,6 +240,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	if s.cfg.GatewayKey != "" && r.URL.Path != "/healthz" && !constantTimeEqual(r.Header.Get("apikey"), s.cfg.GatewayKey) {
 		writeError(rec, r, callscribe.Errorf(callscribe.CodeUnauthorized, "Missing or invalid gateway key (apikey header)."))
+		return
+	}
+	if h, ok := s.emptyJobID[r.Method+" "+r.URL.Path]; ok {
+		h(rec, r)
 		return
 	}
 	if _, pattern := s.mux.Handler(r); pattern == "" {
