@@ -69,8 +69,9 @@ func TestExportFormatsAndErrors(t *testing.T) {
 		t.Fatalf("dashboard export: %d %s", rec.Code, rec.Body)
 	}
 	// Ownership and existence as for GET.
-	if rec := f.sessionDo(t, "someone-else", http.MethodGet, "/dashboard/jobs/"+id+"/export?format=txt", nil, ""); rec.Code != http.StatusForbidden {
-		t.Fatalf("other account: %d", rec.Code)
+	rec = f.sessionDo(t, "someone-else", http.MethodGet, "/dashboard/jobs/"+id+"/export?format=txt", nil, "")
+	if rec.Code != http.StatusForbidden || decodeError(t, rec).Error.Code != callscribe.CodeForbidden {
+		t.Fatalf("other account: %d %s", rec.Code, rec.Body)
 	}
 	rec = f.do(t, http.MethodGet, "/v1/transcriptions/00000000-0000-4000-8000-000000000000/export?format=txt", "")
 	if rec.Code != http.StatusNotFound || decodeError(t, rec).Error.Code != callscribe.CodeJobNotFound {
@@ -79,6 +80,18 @@ func TestExportFormatsAndErrors(t *testing.T) {
 	noKey := f.sessionDo(t, f.account, http.MethodGet, "/v1/transcriptions/"+id+"/export?format=txt", nil, "")
 	if noKey.Code != http.StatusUnauthorized {
 		t.Fatalf("a session on the API-key route: %d", noKey.Code)
+	}
+	// A failed transcription never will have one: 409 as well, saying so.
+	failedID, _ := jsonBody(t, f.upload(t, wav(2, 8000)))["job_id"].(string)
+	if _, err := f.jobs.TransitionJob(context.Background(), callscribe.Transition{
+		JobID: failedID, From: []callscribe.JobStatus{callscribe.StatusQueued}, To: callscribe.StatusFailed, At: time.Now(),
+		Error: &callscribe.JobError{Code: callscribe.JobErrBadAudio, Message: "unreadable"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	rec = f.do(t, http.MethodGet, "/v1/transcriptions/"+failedID+"/export?format=vtt", "")
+	if e := decodeError(t, rec).Error; rec.Code != http.StatusConflict || e.Code != callscribe.CodeTranscriptionNotReady || !strings.Contains(e.Message, "failed") {
+		t.Fatalf("failed: %d %s", rec.Code, rec.Body)
 	}
 	// A summary has no transcript to export.
 	sumID, _ := jsonBody(t, f.do(t, http.MethodPost, "/v1/summarize", `{"transcript_text":"Agent: hi"}`))["job_id"].(string)
