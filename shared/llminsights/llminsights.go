@@ -20,7 +20,10 @@
 //     closing tag whose name carries a digest of the transcript itself
 //     (<transcript-1a2b3c4d5e6f> ... </transcript-1a2b3c4d5e6f>). Text inside
 //     cannot close the fence early: to write the closing tag it would have to
-//     contain its own digest. The system prompt names the tag, so the model
+//     contain its own digest (and where a text does hold a candidate digest,
+//     the fence moves to the next one: see fenceAvoiding). Each segment is
+//     one line, so a line break inside what someone said cannot start a
+//     fake turn of the other speaker. The system prompt names the tag, so the model
 //     knows exactly where the data ends. The tag is derived, not random, so
 //     the same call always produces the same request.
 //  3. Answers are structured (a schema the transport enforces) and parsed
@@ -88,7 +91,9 @@ func RenderTranscript(t callscribe.Transcript) string {
 	if len(t.Segments) > 0 {
 		var b strings.Builder
 		for _, seg := range t.Segments {
-			text := strings.TrimSpace(seg.Text)
+			// One line per segment: a line break inside a segment's text
+			// must not start a line that reads as another speaker's turn.
+			text := strings.Join(strings.Fields(seg.Text), " ")
 			if text == "" {
 				continue
 			}
@@ -111,9 +116,35 @@ func RenderTranscript(t callscribe.Transcript) string {
 }
 
 // fence is the tag name that wraps one rendered transcript (see the package doc).
-func fence(rendered string) string {
-	sum := sha256.Sum256([]byte(rendered))
-	return "transcript-" + hex.EncodeToString(sum[:6])
+func fence(rendered string) string { return fenceAvoiding(rendered, transcriptDigest) }
+
+// transcriptDigest is the attempt'th candidate digest for a rendered
+// transcript: the first is the digest of the text alone, so a request stays the
+// same as long as that candidate is usable.
+func transcriptDigest(rendered string, attempt int) string {
+	h := sha256.New()
+	h.Write([]byte(rendered))
+	if attempt > 0 {
+		fmt.Fprintf(h, "\x00%d", attempt)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:6])
+}
+
+// fenceAvoiding returns the first candidate tag whose digest the text does not
+// contain. A 48-bit digest can be searched for: someone willing to spend the
+// hashes could write a transcript that holds its own closing tag. Text that
+// contains a candidate's digest, in any case and with any spacing inside it
+// (the model may read "</Transcript- 1a2b...>" as the tag too), moves the fence
+// to the next candidate, which the text, already fixed, cannot contain except
+// by chance; so the fence is never closable from inside.
+func fenceAvoiding(rendered string, digest func(rendered string, attempt int) string) string {
+	squeezed := strings.ToLower(strings.Join(strings.Fields(rendered), ""))
+	for attempt := 0; ; attempt++ {
+		d := digest(rendered, attempt)
+		if !strings.Contains(squeezed, d) {
+			return "transcript-" + d
+		}
+	}
 }
 
 // userMessage wraps the rendered transcript in its fence.
