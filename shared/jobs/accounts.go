@@ -75,25 +75,40 @@ func (s *Service) ListAPIKeys(ctx context.Context, accountID string) ([]*callscr
 	return s.deps.Accounts.ListAPIKeys(ctx, accountID)
 }
 
-// RevokeAPIKey makes a key of the account unusable at once.
+// RevokeAPIKey makes a key of the account unusable at once (in other
+// processes, within the key cache's TTL: see keycache.go).
 func (s *Service) RevokeAPIKey(ctx context.Context, accountID, keyID string) error {
-	return s.deps.Accounts.RevokeAPIKey(ctx, accountID, keyID)
+	if err := s.deps.Accounts.RevokeAPIKey(ctx, accountID, keyID); err != nil {
+		return err
+	}
+	s.keys.forget(keyID)
+	return nil
 }
 
 // AuthenticateAPIKey resolves an API key secret to its key: UNAUTHORIZED for
 // an unknown or revoked one. Dashboard session tokens are not API keys: they
-// hash to nothing stored, so they are refused like any unknown key.
+// hash to nothing stored, so they are refused like any unknown key. Lookups
+// are cached briefly and uses recorded at most once a minute (keycache.go).
 func (s *Service) AuthenticateAPIKey(ctx context.Context, secret string) (*callscribe.APIKey, error) {
-	key, err := s.deps.Accounts.APIKeyByHash(ctx, identity.HashAPIKey(secret))
-	if callscribe.IsCode(err, callscribe.CodeNotFound) {
-		return nil, callscribe.Errorf(callscribe.CodeUnauthorized, "Invalid or revoked API key.")
-	}
-	if err != nil {
-		return nil, err
+	hash := identity.HashAPIKey(secret)
+	now := s.now()
+	key, cached := s.keys.lookup(hash, now)
+	if !cached {
+		var err error
+		key, err = s.deps.Accounts.APIKeyByHash(ctx, hash)
+		if callscribe.IsCode(err, callscribe.CodeNotFound) {
+			return nil, callscribe.Errorf(callscribe.CodeUnauthorized, "Invalid or revoked API key.")
+		}
+		if err != nil {
+			return nil, err
+		}
+		s.keys.remember(key, now)
 	}
 	// Recording last use is bookkeeping: a failure must not fail the call.
-	if err := s.deps.Accounts.TouchAPIKey(ctx, key.ID, s.now()); err != nil {
-		s.logger(ctx).WarnContext(ctx, "recording API key use failed", "err", err, "keyId", key.ID)
+	if s.keys.shouldRecordUse(key.ID, now) {
+		if err := s.deps.Accounts.TouchAPIKey(ctx, key.ID, now); err != nil {
+			s.logger(ctx).WarnContext(ctx, "recording API key use failed", "err", err, "keyId", key.ID)
+		}
 	}
 	return key, nil
 }

@@ -52,6 +52,10 @@ type Config struct {
 	// CallbackAllowHosts lets callbacks reach these hosts over plain http and on
 	// non-public addresses (CALLBACK_ALLOW_HOSTS).
 	CallbackAllowHosts []string
+	// APIKeyCacheTTL is how long an authenticated key is kept in process
+	// (keycache.go); 0 means DefaultAPIKeyCacheTTL, a negative value turns the
+	// cache off.
+	APIKeyCacheTTL time.Duration
 }
 
 // Deps are the ports the service uses. Uploads and AudioLinks are nil where
@@ -72,6 +76,7 @@ type Deps struct {
 type Service struct {
 	deps Deps
 	cfg  Config
+	keys *keyCache
 }
 
 // New builds the service. Logger, Now and NewID default to slog's default
@@ -86,7 +91,10 @@ func New(deps Deps, cfg Config) *Service {
 	if deps.NewID == nil {
 		deps.NewID = uuid.NewString
 	}
-	return &Service{deps: deps, cfg: cfg}
+	if cfg.APIKeyCacheTTL == 0 {
+		cfg.APIKeyCacheTTL = DefaultAPIKeyCacheTTL
+	}
+	return &Service{deps: deps, cfg: cfg, keys: newKeyCache(cfg.APIKeyCacheTTL)}
 }
 
 // now is the service's clock: UTC, truncated to the millisecond precision the
