@@ -49,6 +49,7 @@ import (
 	"github.com/callscribe/callscribe/shared/awstest"
 	"github.com/callscribe/callscribe/shared/dynamodb"
 	"github.com/callscribe/callscribe/shared/engines"
+	"github.com/callscribe/callscribe/shared/httpapi"
 	"github.com/callscribe/callscribe/shared/identity"
 	"github.com/callscribe/callscribe/shared/lambdaapi"
 	"github.com/callscribe/callscribe/shared/lambdaapi/workers"
@@ -137,7 +138,7 @@ func run(ctx context.Context, cfg app.Config, logger *slog.Logger) error {
 		ln.Close()
 		return err
 	}
-	srv := &http.Server{Handler: gw, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+	srv := httpapi.NewHTTPServer(gw)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	logger.Info("callscribe (AWS emulation) is listening", "url", "http://"+ln.Addr().String(), "transcriber", cfg.Transcriber, "startup_ms", time.Since(started).Milliseconds())

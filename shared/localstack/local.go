@@ -146,7 +146,7 @@ func (l *Local) Run(ctx context.Context, ready func(addr string)) error {
 	routes.Handle("GET /{$}", page)
 	routes.Handle("GET /assets/", page)
 	routes.Handle("/", l.Server)
-	srv := &http.Server{Handler: routes, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+	srv := httpapi.NewHTTPServer(routes)
 
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
