@@ -89,11 +89,23 @@ func writeJSON(w http.ResponseWriter, r *http.Request, status int, body map[stri
 	}
 }
 
+// StatusClientClosedRequest is recorded for a request whose client
+// disconnected before the answer (never seen by a client).
+const StatusClientClosedRequest = 499
+
 // writeError writes the spec's error shape. Internal errors are logged with their
 // real cause and answered with a generic message: no err.Error() in a 500 body.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	code := callscribe.ErrorCode(err)
 	status := HTTPStatus(code)
+	if status == http.StatusInternalServerError && r.Context().Err() != nil {
+		// The client went away and the work under it was cancelled: nobody
+		// is waiting for an answer and nothing is broken. The access log
+		// shows 499 (the status proxies use for a closed client request).
+		logger(r.Context()).Info("request cancelled by the client", "cause", err, "method", r.Method, "path", r.URL.Path)
+		w.WriteHeader(StatusClientClosedRequest)
+		return
+	}
 	if status == http.StatusInternalServerError {
 		code = callscribe.CodeInternal
 		logger(r.Context()).Error("internal error", "err", err, "method", r.Method, "path", r.URL.Path)

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"log/slog"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -283,5 +285,35 @@ func TestRouteRestrictedServer(t *testing.T) {
 	only.ServeHTTP(rec, req)
 	if rec.Code != http.StatusBadRequest || decodeError(t, rec).Error.Code != callscribe.CodeMissingJobID {
 		t.Fatalf("empty job id: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// cancelledStore fails reads with the request context's error, as a store
+// call under a cancelled context does.
+type cancelledStore struct{ callscribe.JobStore }
+
+func (s cancelledStore) GetJob(ctx context.Context, id string) (*callscribe.Job, error) {
+	<-ctx.Done()
+	return nil, fmt.Errorf("reading job: %w", ctx.Err())
+}
+
+// A client that disconnects mid-request is logged as cancelled, not as an
+// internal error.
+func TestClientDisconnectIsLoggedAsCancelled(t *testing.T) {
+	f := newFixture(t, &recordingQueue{}, func(s callscribe.JobStore) callscribe.JobStore { return cancelledStore{s} })
+	var logs bytes.Buffer
+	f.server.deps.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	req := httptest.NewRequest(http.MethodGet, "/v1/transcriptions/6f1c9a4e-8a43-4c1b-9a55-0d6c2d0b4a11", nil).WithContext(ctx)
+	req.Header.Set("Authorization", "Bearer "+f.apiKey)
+	rec := httptest.NewRecorder()
+	time.AfterFunc(20*time.Millisecond, cancel)
+	f.server.ServeHTTP(rec, req)
+	if rec.Code != StatusClientClosedRequest {
+		t.Fatalf("status %d, want %d", rec.Code, StatusClientClosedRequest)
+	}
+	out := logs.String()
+	if strings.Contains(out, `"level":"ERROR"`) || strings.Contains(out, "internal error") || !strings.Contains(out, "request cancelled by the client") || !strings.Contains(out, `"status":499`) {
+		t.Fatalf("logs:\n%s", out)
 	}
 }
