@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
@@ -73,7 +74,12 @@ func (c *cognitoStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			cognitoError(w, "InvalidParameterException", "Only USER_PASSWORD_AUTH is enabled for this client.")
 			return
 		}
-		acct, err := c.service.Login(r.Context(), in.AuthParameters["USERNAME"], in.AuthParameters["PASSWORD"])
+		from, _, _ := net.SplitHostPort(r.RemoteAddr)
+		acct, err := c.service.Login(r.Context(), in.AuthParameters["USERNAME"], in.AuthParameters["PASSWORD"], from)
+		if callscribe.IsCode(err, callscribe.CodeRateLimited) {
+			cognitoError(w, "NotAuthorizedException", "Password attempts exceeded")
+			return
+		}
 		if err != nil {
 			cognitoError(w, "NotAuthorizedException", "Incorrect username or password.")
 			return

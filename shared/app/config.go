@@ -26,6 +26,10 @@ type Config struct {
 	RetentionDays int     // RETENTION_DAYS
 	GatewayKey    string  // GATEWAY_KEY
 	SessionSecret string  // SESSION_SECRET (generated into DATA_DIR when unset, locally)
+	// Request budget per API key and, on dashboard routes, per client address:
+	// RATE_LIMIT_RPS per second after a burst of RATE_LIMIT_BURST; 0 turns it off.
+	RateLimitRPS   float64 // RATE_LIMIT_RPS
+	RateLimitBurst int     // RATE_LIMIT_BURST
 
 	Transcriber  string // TRANSCRIBER: sphinx | openai (| aws-transcribe on AWS)
 	Summarizer   string // SUMMARIZER: builtin | openai (| bedrock)
@@ -83,6 +87,8 @@ func ConfigFromEnv() (Config, error) {
 		RetentionDays:         e.integer("RETENTION_DAYS", 30, 0, 3650),
 		GatewayKey:            os.Getenv("GATEWAY_KEY"),
 		SessionSecret:         os.Getenv("SESSION_SECRET"),
+		RateLimitRPS:          e.number("RATE_LIMIT_RPS", 50),
+		RateLimitBurst:        e.integer("RATE_LIMIT_BURST", 100, 1, 1_000_000),
 		Transcriber:           e.str("TRANSCRIBER", "sphinx"),
 		Summarizer:            e.str("SUMMARIZER", "builtin"),
 		Tagger:                e.str("TAGGER", "builtin"),
@@ -111,6 +117,9 @@ func ConfigFromEnv() (Config, error) {
 		AWSRegion:             e.str("AWS_REGION", "us-east-1"),
 		CognitoClientID:       os.Getenv("COGNITO_CLIENT_ID"),
 		CognitoEndpoint:       os.Getenv("COGNITO_ENDPOINT"),
+	}
+	if c.RateLimitRPS < 0 {
+		e.fail("RATE_LIMIT_RPS", "must not be negative (0 turns limiting off)")
 	}
 	if c.QuotaMinutes < 0 {
 		e.fail("QUOTA_MINUTES", "must not be negative")

@@ -117,6 +117,7 @@ func Open(ctx context.Context, cfg app.Config, logger *slog.Logger) (*AWS, error
 		// audio; 4 MiB leaves room for the form. Larger files take the two-step path.
 		DirectUploadMaxBytes: 4 << 20,
 		Identity:             cognitoIdentity(cfg),
+		RateLimit:            httpapi.RateLimit{RPS: cfg.RateLimitRPS, Burst: cfg.RateLimitBurst},
 	}
 	return a, nil
 }

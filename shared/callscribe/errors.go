@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 )
 
 // Error codes. The API codes are the spec's; the HTTP status for each lives in one
@@ -43,6 +44,9 @@ const (
 	CodeUploadNotFound   = "UPLOAD_NOT_FOUND"
 	CodeRequestTooLarge  = "REQUEST_TOO_LARGE"
 	CodeInvalidFormat    = "INVALID_FORMAT"
+	// CodeRateLimited: too many requests from one API key or address, or too
+	// many failed sign-ins; the answer says when to try again (Retry-After).
+	CodeRateLimited = "RATE_LIMITED"
 
 	// CodeConflict never leaves the process: a compare-and-set status transition
 	// found the job in another state (or deleted) and did nothing.
@@ -55,9 +59,22 @@ type Error struct {
 	Code    string
 	Message string
 	Details map[string]any
+	// RetryAfter, when set, is how long the caller should wait before trying
+	// again (sent as the Retry-After header).
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Message) }
+
+// RateLimited is RATE_LIMITED with the wait until a retry can succeed, also
+// given in details as retry_after_seconds (whole seconds, rounded up).
+func RateLimited(wait time.Duration, message string) *Error {
+	secs := int64((wait + time.Second - 1) / time.Second)
+	if secs < 1 {
+		secs = 1
+	}
+	return &Error{Code: CodeRateLimited, Message: message, RetryAfter: time.Duration(secs) * time.Second, Details: map[string]any{"retry_after_seconds": secs}}
+}
 
 // Errorf builds an *Error with a formatted message.
 func Errorf(code, format string, args ...any) *Error {

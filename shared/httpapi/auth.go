@@ -37,6 +37,9 @@ func (s *Server) apiKey(next authedHandler) http.HandlerFunc {
 			writeError(w, r, err)
 			return
 		}
+		if !s.allowKey(w, r, key.ID) {
+			return
+		}
 		ctx := context.WithValue(r.Context(), accountKey, key.AccountID)
 		r = r.WithContext(ctx)
 		logger(ctx).Debug("authenticated", "accountId", key.AccountID, "keyId", key.ID)
@@ -48,6 +51,9 @@ func (s *Server) apiKey(next authedHandler) http.HandlerFunc {
 // and get 401, as the spec's Authentication table requires for the usage route.
 func (s *Server) session(next authedHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		if !s.allowAddress(w, r) {
+			return
+		}
 		if s.deps.Sessions == nil {
 			writeError(w, r, callscribe.Errorf(callscribe.CodeUnauthorized, "Dashboard sessions are not available here."))
 			return

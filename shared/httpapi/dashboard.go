@@ -16,6 +16,9 @@ type credentials struct {
 // sign-up and sign-in, which exist only where sign-in is ours (not Cognito's).
 func (s *Server) credentialsHandler(next func(w http.ResponseWriter, r *http.Request, c credentials)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		if !s.allowAddress(w, r) {
+			return
+		}
 		if s.deps.Issuer == nil {
 			writeError(w, r, callscribe.Errorf(callscribe.CodeNotFound, "Local sign-up and sign-in are not available in this deployment."))
 			return
@@ -40,7 +43,7 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request, c credentials) {
 }
 
 func (s *Server) login(w http.ResponseWriter, r *http.Request, c credentials) {
-	acct, err := s.deps.Service.Login(r.Context(), c.Email, c.Password)
+	acct, err := s.deps.Service.Login(r.Context(), c.Email, c.Password, clientAddress(r))
 	if err != nil {
 		writeError(w, r, err)
 		return

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
 )
@@ -40,6 +42,7 @@ var statusOf = map[string]int{
 	callscribe.CodeUnsupportedAudioFormat:    http.StatusUnsupportedMediaType,
 	callscribe.CodeTranscriptEmpty:           http.StatusUnprocessableEntity,
 	callscribe.CodeQuotaExceeded:             http.StatusTooManyRequests,
+	callscribe.CodeRateLimited:               http.StatusTooManyRequests,
 	callscribe.CodeInternal:                  http.StatusInternalServerError,
 	callscribe.CodeProviderSubmitFailed:      http.StatusBadGateway,
 }
@@ -117,6 +120,9 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var ce *callscribe.Error
 	if errors.As(err, &ce) && ce.Details != nil {
 		e["details"] = ce.Details
+	}
+	if ce != nil && ce.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(ce.RetryAfter/time.Second)))
 	}
 	writeJSON(w, r, status, map[string]any{"error": e})
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/callscribe/callscribe/shared/callscribe"
 	"github.com/callscribe/callscribe/shared/jobs"
+	"github.com/callscribe/callscribe/shared/ratelimit"
 )
 
 // Sizes of request bodies the handlers read. The audio and metadata limits are
@@ -46,6 +47,9 @@ type Config struct {
 	// deployment (a Lambda request body is at most 6 MB, base64-encoded by API
 	// Gateway); larger files take the two-step upload. 0 means the 10 MiB limit.
 	DirectUploadMaxBytes int64
+	// RateLimit is each API key's and, on the dashboard routes, each client
+	// address's request budget (ratelimit.go); zero RPS turns it off.
+	RateLimit RateLimit
 }
 
 // IdentityConfig says where dashboard users sign up and sign in: "local" (the
@@ -82,6 +86,8 @@ type Server struct {
 	// that path to its cleaned form (the GET of a job named "export") before
 	// any pattern could match it, so ServeHTTP looks these up first.
 	emptyJobID map[string]http.HandlerFunc
+	// perKey and perAddress are the request-rate limiters (ratelimit.go).
+	perKey, perAddress *ratelimit.Limiter
 }
 
 // Route names a registered pattern, so a Lambda function can serve only its own.
@@ -193,7 +199,9 @@ func newServer(deps Deps, cfg Config) *Server {
 	if deps.NewID == nil {
 		deps.NewID = func() string { return uuid.NewString() }
 	}
-	return &Server{deps: deps, cfg: cfg, mux: http.NewServeMux(), emptyJobID: map[string]http.HandlerFunc{}}
+	s := &Server{deps: deps, cfg: cfg, mux: http.NewServeMux(), emptyJobID: map[string]http.HandlerFunc{}}
+	s.initRateLimits()
+	return s
 }
 
 // handle registers one route, and for the job routes the empty-id forms that

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -315,5 +316,84 @@ func TestClientDisconnectIsLoggedAsCancelled(t *testing.T) {
 	out := logs.String()
 	if strings.Contains(out, `"level":"ERROR"`) || strings.Contains(out, "internal error") || !strings.Contains(out, "request cancelled by the client") || !strings.Contains(out, `"status":499`) {
 		t.Fatalf("logs:\n%s", out)
+	}
+}
+
+// Each API key has its own budget; over it the answer is 429 RATE_LIMITED with
+// Retry-After, in the spec's error shape. The dashboard's routes are limited
+// per client address, sign-in included.
+func TestRequestRateLimits(t *testing.T) {
+	f := newFixture(t, &recordingQueue{}, nil)
+	f.server.cfg.RateLimit = RateLimit{RPS: 0.5, Burst: 3}
+	f.server.initRateLimits()
+	for i := 0; i < 3; i++ {
+		if rec := f.do(t, http.MethodGet, "/v1/transcriptions", ""); rec.Code != http.StatusOK {
+			t.Fatalf("request %d of the burst: %d %s", i, rec.Code, rec.Body)
+		}
+	}
+	rec := f.do(t, http.MethodGet, "/v1/transcriptions", "")
+	if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") != "2" {
+		t.Fatalf("over the budget: %d Retry-After %q %s", rec.Code, rec.Header().Get("Retry-After"), rec.Body)
+	}
+	if e := decodeError(t, rec); e.Error.Code != callscribe.CodeRateLimited || e.Error.Details["retry_after_seconds"] != float64(2) {
+		t.Fatalf("error %+v", e.Error)
+	}
+	// An unknown key is refused as unauthorized, not charged to anyone.
+	req := httptest.NewRequest(http.MethodGet, "/v1/transcriptions", nil)
+	req.Header.Set("Authorization", "Bearer cs_unknown")
+	rec = httptest.NewRecorder()
+	f.server.ServeHTTP(rec, req)
+	if rec.Code != http.StatusUnauthorized {
+		t.Fatalf("unknown key: %d", rec.Code)
+	}
+
+	// Dashboard routes: per address. Three from one address pass, the
+	// fourth is refused; another address is not.
+	dashboard := func(addr string) int {
+		req := httptest.NewRequest(http.MethodPost, "/dashboard/login", strings.NewReader(`{"email":"a@example.com","password":"wrong-password"}`))
+		req.RemoteAddr = addr
+		rec := httptest.NewRecorder()
+		f.server.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	for i := 0; i < 3; i++ {
+		if code := dashboard("192.0.2.1:1234"); code != http.StatusUnauthorized {
+			t.Fatalf("sign-in %d: %d", i, code)
+		}
+	}
+	if code := dashboard("192.0.2.1:5678"); code != http.StatusTooManyRequests {
+		t.Fatalf("fourth sign-in from one address: %d", code)
+	}
+	if code := dashboard("192.0.2.2:1234"); code != http.StatusUnauthorized {
+		t.Fatalf("another address: %d", code)
+	}
+}
+
+// Repeated failed sign-ins lock the account for other addresses: 429 with
+// Retry-After, even with the right password.
+func TestSignInLockoutAnswers429(t *testing.T) {
+	f := newFixture(t, &recordingQueue{}, nil)
+	login := func(password string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, "/dashboard/login", strings.NewReader(`{"email":"ann@example.com","password":"`+password+`"}`))
+		req.RemoteAddr = "198.51.100.7:40000"
+		rec := httptest.NewRecorder()
+		f.server.ServeHTTP(rec, req)
+		return rec
+	}
+	req := httptest.NewRequest(http.MethodPost, "/dashboard/signup", strings.NewReader(`{"email":"ann@example.com","password":"long-enough-password"}`))
+	rec := httptest.NewRecorder()
+	f.server.ServeHTTP(rec, req)
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("signup %d %s", rec.Code, rec.Body)
+	}
+	for i := 0; i < jobs.MaxSignInFailures; i++ {
+		if rec := login("wrong-password-" + fmt.Sprint(i)); rec.Code != http.StatusUnauthorized {
+			t.Fatalf("failure %d: %d", i, rec.Code)
+		}
+	}
+	rec = login("long-enough-password")
+	retry, _ := strconv.Atoi(rec.Header().Get("Retry-After"))
+	if rec.Code != http.StatusTooManyRequests || retry < 1 || retry > int(jobs.SignInWindow.Seconds()) || decodeError(t, rec).Error.Code != callscribe.CodeRateLimited {
+		t.Fatalf("locked sign-in: %d Retry-After %q %s", rec.Code, rec.Header().Get("Retry-After"), rec.Body)
 	}
 }

@@ -36,17 +36,25 @@ func (s *Service) Signup(ctx context.Context, email, password string) (*callscri
 	return acct, nil
 }
 
-// Login checks credentials on the local identity. An unknown email and a wrong
-// password get the same UNAUTHORIZED, so the answer does not tell which
-// addresses have accounts.
-func (s *Service) Login(ctx context.Context, email, password string) (*callscribe.Account, error) {
-	acct, err := s.deps.Accounts.AccountByEmail(ctx, strings.ToLower(strings.TrimSpace(email)))
+// Login checks credentials on the local identity; from is the client's
+// address, for the guard against password guessing (signin.go). An unknown
+// email and a wrong password get the same UNAUTHORIZED, so the answer does
+// not tell which addresses have accounts.
+func (s *Service) Login(ctx context.Context, email, password, from string) (*callscribe.Account, error) {
+	email = strings.ToLower(strings.TrimSpace(email))
+	if err := s.signIn.check(email, from); err != nil {
+		s.logger(ctx).WarnContext(ctx, "sign-in refused after repeated failures", "from", from)
+		return nil, err
+	}
+	acct, err := s.deps.Accounts.AccountByEmail(ctx, email)
 	if err != nil && !callscribe.IsCode(err, callscribe.CodeNotFound) {
 		return nil, err
 	}
 	if acct == nil || !identity.CheckPassword(acct.PasswordHash, password) {
+		s.signIn.failed(email, from)
 		return nil, callscribe.Errorf(callscribe.CodeUnauthorized, "Invalid email or password.")
 	}
+	s.signIn.succeeded(email, from)
 	return acct, nil
 }
 

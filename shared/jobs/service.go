@@ -76,7 +76,8 @@ type Deps struct {
 type Service struct {
 	deps Deps
 	cfg  Config
-	keys *keyCache
+	keys   *keyCache
+	signIn *signInGuard
 }
 
 // New builds the service. Logger, Now and NewID default to slog's default
@@ -94,7 +95,9 @@ func New(deps Deps, cfg Config) *Service {
 	if cfg.APIKeyCacheTTL == 0 {
 		cfg.APIKeyCacheTTL = DefaultAPIKeyCacheTTL
 	}
-	return &Service{deps: deps, cfg: cfg, keys: newKeyCache(cfg.APIKeyCacheTTL)}
+	s := &Service{deps: deps, cfg: cfg, keys: newKeyCache(cfg.APIKeyCacheTTL)}
+	s.signIn = newSignInGuard(s.now)
+	return s
 }
 
 // now is the service's clock: UTC, truncated to the millisecond precision the

@@ -577,11 +577,11 @@ func TestSignupLoginAndAPIKeys(t *testing.T) {
 	_, err = e.svc.Signup(ctx, "ANN@example.com", "another-password")
 	requireCode(t, err, callscribe.CodeEmailTaken)
 
-	if got, err := e.svc.Login(ctx, "ann@EXAMPLE.com", "long-enough-password"); err != nil || got.ID != acct.ID {
+	if got, err := e.svc.Login(ctx, "ann@EXAMPLE.com", "long-enough-password", "192.0.2.1"); err != nil || got.ID != acct.ID {
 		t.Fatalf("login: %+v %v", got, err)
 	}
-	_, wrongPassword := e.svc.Login(ctx, "ann@example.com", "wrong-password!")
-	_, unknownEmail := e.svc.Login(ctx, "bob@example.com", "long-enough-password")
+	_, wrongPassword := e.svc.Login(ctx, "ann@example.com", "wrong-password!", "192.0.2.1")
+	_, unknownEmail := e.svc.Login(ctx, "bob@example.com", "long-enough-password", "192.0.2.1")
 	requireCode(t, wrongPassword, callscribe.CodeUnauthorized)
 	requireCode(t, unknownEmail, callscribe.CodeUnauthorized)
 	if wrongPassword.Error() != unknownEmail.Error() {

@@ -81,7 +81,8 @@ func Open(cfg app.Config, logger *slog.Logger, table engines.Table[app.Config]) 
 		Jobs: db.Jobs(), Accounts: db.Accounts(), Audio: audio, Queue: queue, Uploads: uploads, AudioLinks: links, Logger: logger,
 	}, jobs.Config{QuotaMinutes: cfg.QuotaMinutes, CallbackAllowHosts: cfg.CallbackAllowHosts})
 	server := httpapi.New(httpapi.Deps{Service: service, Sessions: sessions, Issuer: sessions, Logger: logger},
-		httpapi.Config{GatewayKey: cfg.GatewayKey, CursorKey: identity.DeriveKey(secret, "list-cursor")})
+		httpapi.Config{GatewayKey: cfg.GatewayKey, CursorKey: identity.DeriveKey(secret, "list-cursor"),
+			RateLimit: httpapi.RateLimit{RPS: cfg.RateLimitRPS, Burst: cfg.RateLimitBurst}})
 	worker := &pipeline.Worker{
 		Jobs: service, Audio: audio, Queue: queue,
 		Transcriber: providers.Transcriber, Summarizer: providers.Summarizer, Tagger: providers.Tagger,
