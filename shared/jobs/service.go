@@ -74,8 +74,8 @@ type Deps struct {
 
 // Service is the use-case layer; see the package doc.
 type Service struct {
-	deps Deps
-	cfg  Config
+	deps   Deps
+	cfg    Config
 	keys   *keyCache
 	signIn *signInGuard
 }
