@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/callscribe/callscribe/shared/apitest"
+	"github.com/callscribe/callscribe/shared/app"
 )
 
 const quotaMinutes = 5
@@ -109,7 +110,7 @@ func TestBlackBoxAWSLocal(t *testing.T) {
 		t.Skip("black-box suite: builds and runs the binary with the local AWS servers")
 	}
 	svc := startService(t)
-	opts := apitest.Options{QuotaMinutes: quotaMinutes, JobTimeout: 90 * time.Second}
+	opts := apitest.Options{QuotaMinutes: quotaMinutes, JobTimeout: 90 * time.Second, RateLimitBurst: app.DefaultRateLimitBurst}
 	apitest.Run(t, svc, opts)
 	apitest.RunCallbacks(t, svc, opts)
 	t.Run("DashboardInABrowser", func(t *testing.T) { apitest.RunDashboardE2E(t, svc, "cognito", true) })

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/callscribe/callscribe/shared/apitest"
+	"github.com/callscribe/callscribe/shared/app"
 )
 
 const quotaMinutes = 5
@@ -237,7 +238,7 @@ func TestBlackBox(t *testing.T) {
 	}
 	t.Parallel()
 	svc := startService(t)
-	apitest.Run(t, svc, apitest.Options{QuotaMinutes: quotaMinutes})
+	apitest.Run(t, svc, apitest.Options{QuotaMinutes: quotaMinutes, RateLimitBurst: app.DefaultRateLimitBurst})
 	t.Run("DashboardInABrowser", func(t *testing.T) { apitest.RunDashboardE2E(t, svc, "local", false) })
 }
 

@@ -55,7 +55,11 @@ type Options struct {
 	// PaginationJobs is how many jobs the pagination test creates. Default 250.
 	PaginationJobs int
 	// HTTPClient is used for every request. Default: a client with a 60s timeout.
+	// The suite wraps its transport to honour 429 RATE_LIMITED's Retry-After.
 	HTTPClient *http.Client
+	// RateLimitBurst is the target's per-key request burst (RATE_LIMIT_BURST),
+	// for the RateLimit test; 0 skips it.
+	RateLimitBurst int
 }
 
 func (o *Options) defaults() {
@@ -93,7 +97,7 @@ func newSuite(t testing.TB, target Target, opts Options) *suite {
 	if opts.QuotaMinutes <= 0 {
 		t.Fatalf("apitest: Options.QuotaMinutes must be the target's QUOTA_MINUTES (> 0)")
 	}
-	return &suite{target: target, opts: opts, c: &client{base: target.BaseURL(), hc: opts.HTTPClient, gateway: opts.GatewayKey}}
+	return &suite{target: target, opts: opts, c: &client{base: target.BaseURL(), hc: politeClient(opts.HTTPClient), gateway: opts.GatewayKey}}
 }
 
 // Run drives the service through every row of every status table of the spec.
@@ -120,6 +124,7 @@ func Run(t *testing.T, target Target, opts Options) {
 		{"Delete", s.testDelete},
 		{"List", s.testList},
 		{"Pagination", s.testPagination},
+		{"RateLimit", s.testRateLimit},
 	}
 	t.Run("api", func(t *testing.T) {
 		for _, g := range groups {

@@ -30,6 +30,9 @@ type Config struct {
 	// RATE_LIMIT_RPS per second after a burst of RATE_LIMIT_BURST; 0 turns it off.
 	RateLimitRPS   float64 // RATE_LIMIT_RPS
 	RateLimitBurst int     // RATE_LIMIT_BURST
+	// ShutdownGrace is how long, after SIGTERM, requests and jobs in flight
+	// have to finish before jobs are handed back to the queue (SHUTDOWN_GRACE).
+	ShutdownGrace time.Duration
 
 	Transcriber  string // TRANSCRIBER: sphinx | openai (| aws-transcribe on AWS)
 	Summarizer   string // SUMMARIZER: builtin | openai (| bedrock)
@@ -75,6 +78,12 @@ type Config struct {
 	CognitoEndpoint string
 }
 
+// The request budget's defaults (README: Request limits).
+const (
+	DefaultRateLimitRPS   = 50
+	DefaultRateLimitBurst = 100
+)
+
 // ConfigFromEnv reads the configuration, applying defaults and rejecting
 // malformed values with a message naming the variable.
 func ConfigFromEnv() (Config, error) {
@@ -87,8 +96,9 @@ func ConfigFromEnv() (Config, error) {
 		RetentionDays:         e.integer("RETENTION_DAYS", 30, 0, 3650),
 		GatewayKey:            os.Getenv("GATEWAY_KEY"),
 		SessionSecret:         os.Getenv("SESSION_SECRET"),
-		RateLimitRPS:          e.number("RATE_LIMIT_RPS", 50),
-		RateLimitBurst:        e.integer("RATE_LIMIT_BURST", 100, 1, 1_000_000),
+		RateLimitRPS:          e.number("RATE_LIMIT_RPS", DefaultRateLimitRPS),
+		RateLimitBurst:        e.integer("RATE_LIMIT_BURST", DefaultRateLimitBurst, 1, 1_000_000),
+		ShutdownGrace:         e.duration("SHUTDOWN_GRACE", 20*time.Second),
 		Transcriber:           e.str("TRANSCRIBER", "sphinx"),
 		Summarizer:            e.str("SUMMARIZER", "builtin"),
 		Tagger:                e.str("TAGGER", "builtin"),

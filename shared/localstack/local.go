@@ -154,7 +154,7 @@ func (l *Local) Run(ctx context.Context, ready func(addr string)) error {
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		if err := queue.Consume(workCtx, l.Config.Workers, l.Worker, sqlite.ConsumeOptions{Logger: l.Logger}); err != nil && !errors.Is(err, context.Canceled) {
+		if err := queue.Consume(workCtx, l.Config.Workers, l.Worker, sqlite.ConsumeOptions{Logger: l.Logger, HandBackAfter: l.shutdownGrace()}); err != nil && !errors.Is(err, context.Canceled) {
 			l.Logger.Error("queue consumer stopped", "err", err)
 		}
 	}()
@@ -175,12 +175,24 @@ func (l *Local) Run(ctx context.Context, ready func(addr string)) error {
 		wg.Wait()
 		return err
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	// Stop taking work and connections at once; requests and jobs in flight
+	// get ShutdownGrace to finish, then jobs are handed back to the queue for
+	// the next start (sqlite.ConsumeOptions.HandBackAfter).
+	l.Logger.Info("shutting down", "grace", l.shutdownGrace().String())
+	stopWork()
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), l.shutdownGrace())
 	defer cancel()
 	err = srv.Shutdown(shutdownCtx)
-	stopWork()
 	wg.Wait()
 	return err
+}
+
+// shutdownGrace is SHUTDOWN_GRACE, or its default for a Config built by hand.
+func (l *Local) shutdownGrace() time.Duration {
+	if l.Config.ShutdownGrace > 0 {
+		return l.Config.ShutdownGrace
+	}
+	return 20 * time.Second
 }
 
 // requeueOrphans gives every unfinished job without a queue message one: a

@@ -100,6 +100,13 @@ func (w *Worker) runJob(ctx context.Context, m callscribe.Message) error {
 	log.Info("job started", "type", job.Type.OrDefault(), "attempt", job.Attempts)
 	start := time.Now()
 	result, err := w.produce(ctx, job)
+	if err != nil && ctx.Err() != nil {
+		// Stopped by a shutdown, not failed: whatever the engine made of the
+		// cancellation, the job stays processing and its message is handed
+		// back to run again.
+		log.Warn("job attempt interrupted by shutdown; it will run again", "err", err, "attempt", job.Attempts)
+		return fmt.Errorf("interrupted: %w", ctx.Err())
+	}
 	var jobErr *callscribe.JobError
 	var pending *callscribe.Pending
 	switch {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
@@ -84,6 +85,12 @@ type ConsumeOptions struct {
 	RetryBackoff func(receives int) time.Duration
 	// Logger receives handler failures and dead letters. Default slog.Default().
 	Logger *slog.Logger
+	// HandBackAfter bounds a shutdown: once ctx is done, handlers in flight
+	// have this long to finish; then their context is cancelled and their
+	// messages are handed back (visible at once, the delivery not counted),
+	// so the next start runs them again. Zero waits for handlers however long
+	// they take.
+	HandBackAfter time.Duration
 }
 
 // DefaultRetryBackoff is min(2^receives seconds, 60s).
@@ -116,8 +123,10 @@ func (o ConsumeOptions) withDefaults() ConsumeOptions {
 // Consume runs workers goroutines, each handling one message at a time, until
 // ctx is done. It then stops claiming and returns nil once the handlers in
 // flight have finished. Handlers get a context that is not cancelled with ctx,
-// so work in progress completes instead of failing half-way; a process that
-// cannot wait is killed, and RecoverInFlight at the next start redelivers.
+// so work in progress completes instead of failing half-way, unless it runs
+// past HandBackAfter: then the handler is cancelled and its message handed
+// back for the next start. A process killed before that loses nothing either:
+// RecoverInFlight at the next start redelivers.
 func (q *Queue) Consume(ctx context.Context, workers int, h callscribe.MessageHandler, opts ConsumeOptions) error {
 	if workers < 1 {
 		return fmt.Errorf("sqlite: consume: workers must be at least 1, got %d", workers)
@@ -213,10 +222,16 @@ func (q *Queue) handle(ctx context.Context, claimed *claimedMessage, h callscrib
 	log = log.With("kind", m.Kind, "job_id", m.JobID)
 
 	stopRenewing := q.renewLease(bookkeeping, claimed, opts.Visibility, log)
-	err := callHandler(context.WithoutCancel(ctx), h, m)
+	handlerCtx, handedBack := handlerContext(ctx, opts.HandBackAfter)
+	err := callHandler(handlerCtx, h, m)
 	stopRenewing()
 
 	switch {
+	case err != nil && handedBack():
+		log.Warn("queue: shutting down; handler cancelled and its message handed back", "error", err)
+		if err := q.handBack(bookkeeping, claimed); err != nil {
+			log.Error("queue: handing back failed; the message will be delivered when its lease ends", "error", err)
+		}
 	case err == nil:
 		if err := q.ack(bookkeeping, claimed); err != nil {
 			log.Error("queue: acknowledge failed; the message will be delivered again", "error", err)
@@ -229,6 +244,27 @@ func (q *Queue) handle(ctx context.Context, claimed *claimedMessage, h callscrib
 		if err := q.retryLater(bookkeeping, claimed, backoff, err); err != nil {
 			log.Error("queue: scheduling retry failed; the message will be delivered when its lease ends", "error", err)
 		}
+	}
+}
+
+// handlerContext is the context a handler runs under: not cancelled with ctx,
+// but cancelled handBackAfter after ctx is done (never, when it is zero).
+// handedBack reports whether that cancellation happened.
+func handlerContext(ctx context.Context, handBackAfter time.Duration) (handler context.Context, handedBack func() bool) {
+	if handBackAfter <= 0 {
+		return context.WithoutCancel(ctx), func() bool { return false }
+	}
+	handler, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	var fired atomic.Bool
+	stop := context.AfterFunc(ctx, func() {
+		time.AfterFunc(handBackAfter, func() {
+			fired.Store(true)
+			cancel()
+		})
+	})
+	return handler, func() bool {
+		stop()
+		return fired.Load()
 	}
 }
 
@@ -275,6 +311,14 @@ func (q *Queue) renewLease(ctx context.Context, claimed *claimedMessage, visibil
 
 func (q *Queue) ack(ctx context.Context, claimed *claimedMessage) error {
 	_, err := q.db.write.ExecContext(ctx, `DELETE FROM queue_messages WHERE id = ? AND receives = ?`, claimed.id, claimed.receives)
+	return err
+}
+
+// handBack makes a message visible at once without counting the delivery:
+// being stopped by a shutdown is not the message's failure.
+func (q *Queue) handBack(ctx context.Context, claimed *claimedMessage) error {
+	_, err := q.db.write.ExecContext(ctx, `UPDATE queue_messages SET visible_at = ?, leased_until = NULL, receives = receives - 1 WHERE id = ? AND receives = ?`,
+		time.Now().UnixNano(), claimed.id, claimed.receives)
 	return err
 }
 

@@ -514,3 +514,58 @@ func TestQueueTinyVisibilityStillDelivers(t *testing.T) {
 	}
 	waitFor(t, "delivery with a 1ns lease", func() bool { return rec.count("tiny") >= 1 && queuedCount(t, db) == 0 })
 }
+
+// At shutdown a handler that finishes within HandBackAfter completes and is
+// acknowledged; one that does not is cancelled and its message handed back,
+// visible at once with the delivery not counted, and runs on the next start.
+func TestQueueShutdownFinishesOrHandsBack(t *testing.T) {
+	db := openTestDB(t)
+	for _, id := range []string{"quick", "slow"} {
+		if err := db.Queue().Enqueue(t.Context(), callscribe.Message{Kind: callscribe.KindTranscribe, JobID: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var started sync.WaitGroup
+	started.Add(2)
+	var quickDone atomic.Bool
+	h := handlerFunc(func(ctx context.Context, m callscribe.Message) error {
+		started.Done()
+		if m.JobID == "quick" {
+			time.Sleep(100 * time.Millisecond) // finishes inside the grace
+			quickDone.Store(true)
+			return nil
+		}
+		<-ctx.Done() // would run far longer than the grace
+		return ctx.Err()
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- db.Queue().Consume(ctx, 2, h, ConsumeOptions{PollInterval: 10 * time.Millisecond, HandBackAfter: 300 * time.Millisecond})
+	}()
+	started.Wait()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Consume did not return after the hand-back deadline")
+	}
+	if !quickDone.Load() {
+		t.Fatal("the quick handler was cut short")
+	}
+	var receives int
+	var leased *int64
+	var jobID string
+	if err := db.read.QueryRowContext(t.Context(), `SELECT receives, leased_until, json_extract(body, '$.job_id') FROM queue_messages`).Scan(&receives, &leased, &jobID); err != nil {
+		t.Fatalf("the handed-back message: %v (messages left: %d)", err, queuedCount(t, db))
+	}
+	if jobID != "slow" || receives != 0 || leased != nil {
+		t.Fatalf("handed back %q with receives=%d leased=%v; want slow, 0, not leased", jobID, receives, leased)
+	}
+	rec := newRecorder()
+	consume(t, db.Queue(), 1, rec, ConsumeOptions{PollInterval: 10 * time.Millisecond})
+	waitFor(t, "the handed-back message on the next start", func() bool { return rec.count("slow") == 1 && queuedCount(t, db) == 0 })
+}
