@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -20,12 +19,13 @@ func (s *Server) createTranscription(w http.ResponseWriter, r *http.Request, acc
 		writeError(w, r, err)
 		return
 	}
+	defer up.close()
 	req := jobs.TranscriptionRequest{
 		AccountID: accountID, UploadID: up.uploadID, Filename: up.filename,
 		Language: up.language, Metadata: up.metadata,
 	}
 	if up.audio != nil {
-		req.Audio, req.AudioSize = bytes.NewReader(up.audio), int64(len(up.audio))
+		req.Audio, req.AudioSize = up.audio.Reader(), up.audio.Size
 	}
 	job, err := s.deps.Service.SubmitTranscription(r.Context(), req)
 	if err != nil {

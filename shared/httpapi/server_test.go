@@ -10,6 +10,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -395,5 +396,26 @@ func TestSignInLockoutAnswers429(t *testing.T) {
 	retry, _ := strconv.Atoi(rec.Header().Get("Retry-After"))
 	if rec.Code != http.StatusTooManyRequests || retry < 1 || retry > int(jobs.SignInWindow.Seconds()) || decodeError(t, rec).Error.Code != callscribe.CodeRateLimited {
 		t.Fatalf("locked sign-in: %d Retry-After %q %s", rec.Code, rec.Header().Get("Retry-After"), rec.Body)
+	}
+}
+
+// A direct upload is spooled to a temporary file, not held in memory, and the
+// file is gone when the request ends, accepted or refused.
+func TestUploadSpoolsToATemporaryFileAndRemovesIt(t *testing.T) {
+	spool := t.TempDir()
+	t.Setenv("TMPDIR", spool)
+	f := newFixture(t, &recordingQueue{}, nil)
+	if rec := f.upload(t, wav(2, 8000)); rec.Code != http.StatusAccepted {
+		t.Fatalf("upload: %d %s", rec.Code, rec.Body)
+	}
+	if rec := f.upload(t, make([]byte, jobs.MaxAudioBytes+1)); rec.Code != http.StatusRequestEntityTooLarge {
+		t.Fatalf("oversized upload: %d %s", rec.Code, rec.Body)
+	}
+	if rec := f.upload(t, []byte("not audio at all")); rec.Code != http.StatusUnsupportedMediaType {
+		t.Fatalf("bad audio: %d %s", rec.Code, rec.Body)
+	}
+	left, err := os.ReadDir(spool)
+	if err != nil || len(left) != 0 {
+		t.Fatalf("temporary files left behind: %v %v", left, err)
 	}
 }

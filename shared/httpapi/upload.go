@@ -17,17 +17,18 @@ import (
 // upload is what the multipart form carried, as sent: the service validates
 // the fields (jobs.Service.SubmitTranscription).
 type upload struct {
-	audio    []byte
+	audio    *jobs.SpooledAudio // nil when the form had no file part
 	filename string
 	language string
 	metadata string
 	uploadID string
 }
 
-// readUpload streams the multipart body. The file is read into memory up to
-// jobs.MaxAudioBytes+1 bytes and no further, so an oversized upload costs at
-// most the limit, never the whole body.
-func readUpload(w http.ResponseWriter, r *http.Request) (*upload, error) {
+// readUpload streams the multipart body. The file goes to a temporary file
+// (jobs.SpoolAudio) up to jobs.MaxAudioBytes+1 bytes and no further, so an
+// upload costs a copy buffer of memory, and an oversized one at most the limit
+// of disk, never the whole body. The caller closes the upload.
+func readUpload(w http.ResponseWriter, r *http.Request) (_ *upload, err error) {
 	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mediaType != "multipart/form-data" || params["boundary"] == "" {
 		return nil, callscribe.Errorf(callscribe.CodeAudioFileMissing, "Send the audio as multipart/form-data with a `file` field.")
@@ -35,6 +36,11 @@ func readUpload(w http.ResponseWriter, r *http.Request) (*upload, error) {
 	body := http.MaxBytesReader(w, r.Body, jobs.MaxAudioBytes+maxMultipartOverhead)
 	mr := multipart.NewReader(body, params["boundary"])
 	up := &upload{}
+	defer func() {
+		if err != nil {
+			up.close()
+		}
+	}()
 	for {
 		part, err := mr.NextPart()
 		if err == io.EOF {
@@ -49,14 +55,14 @@ func readUpload(w http.ResponseWriter, r *http.Request) (*upload, error) {
 				part.Close()
 				continue // first file wins; extra file parts are ignored
 			}
-			data, err := io.ReadAll(io.LimitReader(part, jobs.MaxAudioBytes+1))
+			spooled, err := jobs.SpoolAudio(part)
+			if callscribe.IsCode(err, callscribe.CodeFileTooLarge) {
+				return nil, err
+			}
 			if err != nil {
 				return nil, bodyError(err)
 			}
-			if len(data) > jobs.MaxAudioBytes {
-				return nil, jobs.FileTooLarge()
-			}
-			up.audio = data
+			up.audio = spooled
 			up.filename = cleanFilename(part.FileName())
 		case "language":
 			v, err := readField(part, 64)
@@ -88,6 +94,13 @@ func readUpload(w http.ResponseWriter, r *http.Request) (*upload, error) {
 		part.Close()
 	}
 	return up, nil
+}
+
+// close removes the spooled file, if any.
+func (up *upload) close() {
+	if up.audio != nil {
+		up.audio.Close()
+	}
 }
 
 // readField reads a small text field, refusing more than limit bytes: then it

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -252,6 +253,8 @@ func TestSubmitFailureMarksJobFailedAndReleasesMinutes(t *testing.T) {
 }
 
 func TestTwoStepUploadIsConsumedOnce(t *testing.T) {
+	spool := t.TempDir() // the staged upload is spooled here, then removed
+	t.Setenv("TMPDIR", spool)
 	e := newEnv(t)
 	ctx := context.Background()
 	up, err := e.svc.CreateUpload(ctx, "acct")
@@ -278,6 +281,9 @@ func TestTwoStepUploadIsConsumedOnce(t *testing.T) {
 	}
 	_, err = e.svc.SubmitTranscription(ctx, jobs.TranscriptionRequest{AccountID: "acct", UploadID: up.ID})
 	requireCode(t, err, callscribe.CodeUploadNotFound)
+	if left, _ := os.ReadDir(spool); len(left) != 0 {
+		t.Fatalf("spooled files left behind: %v", left)
+	}
 	for _, bad := range []string{"../etc/passwd", "a/b", strings.Repeat("x", 65)} {
 		_, err = e.svc.SubmitTranscription(ctx, jobs.TranscriptionRequest{AccountID: "acct", UploadID: bad})
 		requireCode(t, err, callscribe.CodeUploadNotFound)
@@ -285,6 +291,8 @@ func TestTwoStepUploadIsConsumedOnce(t *testing.T) {
 }
 
 func TestOversizedStagedUploadIsRefusedAndRemoved(t *testing.T) {
+	spool := t.TempDir()
+	t.Setenv("TMPDIR", spool)
 	e := newEnv(t)
 	ctx := context.Background()
 	up, _ := e.svc.CreateUpload(ctx, "acct")
@@ -296,6 +304,9 @@ func TestOversizedStagedUploadIsRefusedAndRemoved(t *testing.T) {
 	requireCode(t, err, callscribe.CodeFileTooLarge)
 	if e.audioExists(t, e.signer.keys[0]) {
 		t.Fatal("the oversized staged object was kept")
+	}
+	if left, _ := os.ReadDir(spool); len(left) != 0 {
+		t.Fatalf("spooled files left behind: %v", left)
 	}
 }
 

@@ -45,11 +45,12 @@ var languageTag = regexp.MustCompile(`^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$`)
 func (s *Service) SubmitTranscription(ctx context.Context, req TranscriptionRequest) (*callscribe.Job, error) {
 	audio, size := req.Audio, req.AudioSize
 	if audio == nil && req.UploadID != "" {
-		data, err := s.takeUpload(ctx, req.AccountID, req.UploadID)
+		staged, err := s.takeUpload(ctx, req.AccountID, req.UploadID)
 		if err != nil {
 			return nil, err
 		}
-		audio, size = bytes.NewReader(data), int64(len(data))
+		defer staged.Close()
+		audio, size = staged.Reader(), staged.Size
 	}
 	if audio == nil || size == 0 {
 		return nil, callscribe.Errorf(callscribe.CodeAudioFileMissing, "No audio file was provided in the `file` field.")

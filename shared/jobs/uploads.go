@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"io"
 	"strings"
 	"time"
 
@@ -48,7 +47,7 @@ func (s *Service) CreateUpload(ctx context.Context, accountID string) (*Upload, 
 
 // takeUpload reads a finished two-step upload (bounded) and removes the staging
 // object; the audio is stored again under the job's own key.
-func (s *Service) takeUpload(ctx context.Context, accountID, uploadID string) ([]byte, error) {
+func (s *Service) takeUpload(ctx context.Context, accountID, uploadID string) (*SpooledAudio, error) {
 	if len(uploadID) > 64 || strings.ContainsAny(uploadID, "/\\.") {
 		return nil, callscribe.Errorf(callscribe.CodeUploadNotFound, "No finished upload with id %q.", truncate(uploadID, 64))
 	}
@@ -59,19 +58,16 @@ func (s *Service) takeUpload(ctx context.Context, accountID, uploadID string) ([
 	if err != nil {
 		return nil, err
 	}
-	data, err := io.ReadAll(io.LimitReader(rc, MaxAudioBytes+1))
+	spooled, err := SpoolAudio(rc)
 	rc.Close()
-	if err != nil {
+	if err != nil && !callscribe.IsCode(err, callscribe.CodeFileTooLarge) {
 		return nil, err
 	}
 	// The staged object is consumed either way: an oversized one is useless.
 	if err := s.deps.Audio.DeleteAudio(ctx, uploadKey(accountID, uploadID)); err != nil {
 		s.logger(ctx).WarnContext(ctx, "removing staged upload failed", "uploadId", uploadID, "err", err)
 	}
-	if len(data) > MaxAudioBytes {
-		return nil, FileTooLarge()
-	}
-	return data, nil
+	return spooled, err
 }
 
 // AudioLinkExpiry is how long a player's audio link stays valid: long enough
