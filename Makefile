@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO    ?= go
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: run test deps deps-speech deps-aws deps-web web build test-go fuzz bench-asr bench-insights bench-coldstart bench narrowband-map run-aws-local deploy clean
+.PHONY: run test deps deps-speech deps-aws deps-web web build test-go fuzz bench-asr bench-insights bench-api bench-coldstart bench narrowband-map run-aws-local deploy clean
 
 ## run: start the whole service locally on the embedded stack (SQLite, disk, in-process queue),
 ## with the web dashboard at / (built first).
@@ -47,6 +47,11 @@ bench-asr: deps-speech
 ## from speech synthesised by voices the ASR bench does not use; see the README.
 narrowband-map: deps-speech
 	$(GO) run ./infra/bench/cmd/narrowbandmap -out shared/sphinx/narrowband_map.json
+
+## bench-api: req/s of GET job, list (each filter, 100k jobs) and create-summary beside a bare
+## net/http handler, and peak RSS under 16 concurrent 10 MiB uploads (wrk; local stack).
+bench-api: deps-speech
+	@bash infra/bench/api.sh
 
 bench-insights: deps-speech
 	@bash infra/bench/insights.sh

@@ -1,0 +1,336 @@
+// Command apibench measures the API's throughput and memory on the local stack
+// (make bench-api): it starts the local binary, fills one account with jobs,
+// and runs wrk against GET job, the first list page, the list with each filter
+// (including filters that match nothing), and create-summary, beside a bare
+// net/http handler serving the same GET body in the same run, reported as
+// ratios. Then it uploads sixteen 10 MiB files at once and reports the
+// process's peak RSS (VmHWM) before and after, speech decoders included.
+//
+// Throughput figures are only comparable within one run on one machine: the
+// bare handler is the yardstick.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+func main() {
+	bin := flag.String("bin", "", "the local service binary (go build ./infra/local)")
+	jobs := flag.Int("jobs", 100000, "jobs to fill the account with")
+	duration := flag.Duration("d", 5*time.Second, "wrk duration per endpoint")
+	conns := flag.Int("c", 32, "wrk connections")
+	uploads := flag.Int("uploads", 16, "concurrent 10 MiB uploads for the memory figure (0 skips)")
+	flag.Parse()
+	if *bin == "" {
+		log.Fatal("-bin is required")
+	}
+	if _, err := exec.LookPath("wrk"); err != nil {
+		log.Fatal("wrk not found (Debian package wrk)")
+	}
+	dir, err := os.MkdirTemp("", "apibench-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+
+	addr := freeAddr()
+	base := "http://" + addr
+	cmd := exec.Command(*bin)
+	cmd.Env = append(os.Environ(), "LISTEN_ADDR="+addr, "DATA_DIR="+filepath.Join(dir, "data"), "LOG_LEVEL=error",
+		"RATE_LIMIT_RPS=0", "QUOTA_MINUTES=100000", "WORKERS=2")
+	logs, _ := os.Create(filepath.Join(dir, "service.log"))
+	cmd.Stdout, cmd.Stderr = logs, logs
+	if err := cmd.Start(); err != nil {
+		log.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	waitHealthy(base)
+	fmt.Printf("service pid %d; peak RSS after start: %s\n", cmd.Process.Pid, mib(vmHWM(cmd.Process.Pid)))
+
+	key := apiKey(base)
+	start := time.Now()
+	ids := fill(base, key, *jobs)
+	fmt.Printf("filled %d jobs in %s\n", len(ids), time.Since(start).Round(time.Second))
+	middle := createdAt(base, key, ids[len(ids)/2])
+
+	// The bare handler serves a body like GET job's, with the same headers.
+	jobBody := get(base+"/v1/transcriptions/"+ids[0], key)
+	bare := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Request-Id", "00000000-0000-0000-0000-000000000000")
+		w.Write(jobBody)
+	})}
+	bareAddr := freeAddr()
+	ln, err := net.Listen("tcp", bareAddr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	go bare.Serve(ln)
+	defer bare.Close()
+
+	type row struct {
+		name, url string
+		post      string // body for a POST
+	}
+	list := base + "/v1/transcriptions"
+	rows := []row{
+		{name: "bare net/http (same body)", url: "http://" + bareAddr + "/"},
+		{name: "GET /v1/transcriptions/{id}", url: base + "/v1/transcriptions/" + ids[len(ids)/3]},
+		{name: "list, first page", url: list},
+		{name: "list status=succeeded", url: list + "?status=succeeded"},
+		{name: "list status=failed (none)", url: list + "?status=failed"},
+		{name: "list type=summary", url: list + "?type=summary"},
+		{name: "list type=tags (none)", url: list + "?type=tags"},
+		{name: "list language=fr (none)", url: list + "?language=fr"},
+		{name: "list created_after=middle", url: list + "?created_after=" + url.QueryEscape(middle)},
+		{name: "list job_id=one", url: list + "?job_id=" + ids[len(ids)/4]},
+		{name: "POST /v1/summarize (text)", url: base + "/v1/summarize", post: `{"transcript_text":"Agent: thanks for calling. User: I was charged twice and want a refund."}`},
+	}
+	results := map[string]float64{}
+	fmt.Printf("\n%-32s %12s %10s\n", "endpoint", "req/s", "ratio")
+	for _, r := range rows {
+		rps := runWrk(r.url, key, r.post, *duration, *conns, dir)
+		results[r.name] = rps
+		ref := results[rows[0].name]
+		switch {
+		case strings.HasPrefix(r.name, "list ") && r.name != "list, first page":
+			fmt.Printf("%-32s %12.0f %9.0f%% of bare, %.0f%% of the first page\n", r.name, rps, 100*rps/ref, 100*rps/results["list, first page"])
+		default:
+			fmt.Printf("%-32s %12.0f %9.0f%% of bare\n", r.name, rps, 100*rps/ref)
+		}
+	}
+
+	if *uploads > 0 {
+		before := vmHWM(cmd.Process.Pid)
+		uploadMany(base, key, *uploads)
+		time.Sleep(2 * time.Second) // the workers pick jobs up and load audio
+		fmt.Printf("\npeak RSS: %s before, %s after %d concurrent 10 MiB uploads (whole process, 2 speech decoders)\n",
+			mib(before), mib(vmHWM(cmd.Process.Pid)), *uploads)
+	}
+}
+
+func freeAddr() string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func waitHealthy(base string) {
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if resp, err := http.Get(base + "/healthz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	log.Fatal("service did not become healthy")
+}
+
+func postJSON(u, bearer, body string) map[string]any {
+	req, _ := http.NewRequest(http.MethodPost, u, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	json.NewDecoder(resp.Body).Decode(&out)
+	if resp.StatusCode/100 != 2 {
+		log.Fatalf("POST %s: %d %v", u, resp.StatusCode, out)
+	}
+	return out
+}
+
+func get(u, key string) []byte {
+	req, _ := http.NewRequest(http.MethodGet, u, nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		log.Fatalf("GET %s: %d %s", u, resp.StatusCode, b)
+	}
+	return b
+}
+
+func apiKey(base string) string {
+	creds := `{"email":"bench@example.com","password":"a-long-bench-password"}`
+	postJSON(base+"/dashboard/signup", "", creds)
+	token := postJSON(base+"/dashboard/login", "", creds)["token"].(string)
+	return postJSON(base+"/dashboard/api-keys", token, `{}`)["api_key"].(string)
+}
+
+// fill creates n summary jobs from text, 64 at a time, and returns their ids
+// in creation order.
+func fill(base, key string, n int) []string {
+	ids := make([]string, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	tr := &http.Transport{MaxIdleConnsPerHost: 64}
+	hc := &http.Client{Transport: tr}
+	for range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				body := fmt.Sprintf(`{"transcript_text":"Agent: thank you for calling, this is call %d. User: my internet is down since this morning."}`, i)
+				req, _ := http.NewRequest(http.MethodPost, base+"/v1/summarize", strings.NewReader(body))
+				req.Header.Set("Authorization", "Bearer "+key)
+				resp, err := hc.Do(req)
+				if err != nil {
+					log.Fatal(err)
+				}
+				var out map[string]any
+				json.NewDecoder(resp.Body).Decode(&out)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusAccepted {
+					log.Fatalf("create %d: %d %v", i, resp.StatusCode, out)
+				}
+				ids[i] = out["job_id"].(string)
+			}
+		}()
+	}
+	wg.Wait()
+	return ids
+}
+
+func createdAt(base, key, id string) string {
+	var job map[string]any
+	json.Unmarshal(get(base+"/v1/transcriptions/"+id, key), &job)
+	return job["created_at"].(string)
+}
+
+var rpsLine = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
+
+func runWrk(u, key, post string, d time.Duration, conns int, dir string) float64 {
+	args := []string{"-t2", "-c" + strconv.Itoa(conns), "-d" + d.String(), "-H", "Authorization: Bearer " + key}
+	if post != "" {
+		script := filepath.Join(dir, "post.lua")
+		lua := fmt.Sprintf("wrk.method = \"POST\"\nwrk.body = %q\nwrk.headers[\"Content-Type\"] = \"application/json\"\n", post)
+		os.WriteFile(script, []byte(lua), 0o600)
+		args = append(args, "-s", script)
+	}
+	out, err := exec.Command("wrk", append(args, u)...).CombinedOutput()
+	if err != nil {
+		log.Fatalf("wrk %s: %v\n%s", u, err, out)
+	}
+	if strings.Contains(string(out), "Non-2xx") {
+		log.Fatalf("wrk %s: non-2xx answers\n%s", u, out)
+	}
+	m := rpsLine.FindSubmatch(out)
+	if m == nil {
+		log.Fatalf("wrk %s: no Requests/sec in\n%s", u, out)
+	}
+	f, _ := strconv.ParseFloat(string(m[1]), 64)
+	return f
+}
+
+// vmHWM is the process's peak resident set size in bytes.
+func vmHWM(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) == 3 && f[0] == "VmHWM:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+func mib(n int64) string { return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20)) }
+
+// uploadMany sends n uploads of a 10 MiB stereo 8 kHz WAV at once.
+func uploadMany(base, key string, n int) {
+	wav := stereoWAV(10<<20 - 44)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pr, pw := io.Pipe()
+			mw := multipart.NewWriter(pw)
+			go func() {
+				fw, _ := mw.CreateFormFile("file", fmt.Sprintf("big-%d.wav", i))
+				fw.Write(wav)
+				mw.Close()
+				pw.Close()
+			}()
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/transcriptions", pr)
+			req.Header.Set("Content-Type", mw.FormDataContentType())
+			req.Header.Set("Authorization", "Bearer "+key)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				log.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusAccepted {
+				log.Fatalf("upload %d: %d %s", i, resp.StatusCode, b)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// stereoWAV is a 16-bit 8 kHz stereo WAV of dataBytes of a quiet tone.
+func stereoWAV(dataBytes int) []byte {
+	dataBytes -= dataBytes % 4
+	var b bytes.Buffer
+	b.WriteString("RIFF")
+	binary.Write(&b, binary.LittleEndian, uint32(36+dataBytes))
+	b.WriteString("WAVEfmt ")
+	for _, v := range []any{uint32(16), uint16(1), uint16(2), uint32(8000), uint32(8000 * 4), uint16(4), uint16(16)} {
+		binary.Write(&b, binary.LittleEndian, v)
+	}
+	b.WriteString("data")
+	binary.Write(&b, binary.LittleEndian, uint32(dataBytes))
+	samples := make([]byte, dataBytes)
+	for i := 0; i+1 < len(samples); i += 2 {
+		v := int16((i / 2 % 40) * 50)
+		binary.LittleEndian.PutUint16(samples[i:], uint16(v))
+	}
+	b.Write(samples)
+	return b.Bytes()
+}
