@@ -49,7 +49,7 @@ type fixture struct {
 	links    *diskaudio.Links
 }
 
-func newFixture(t *testing.T, queue callscribe.Queue, wrap func(callscribe.JobStore) callscribe.JobStore) *fixture {
+func newFixture(t testing.TB, queue callscribe.Queue, wrap func(callscribe.JobStore) callscribe.JobStore) *fixture {
 	t.Helper()
 	dir := t.TempDir()
 	db, err := sqlite.Open(filepath.Join(dir, "db.sqlite"))
@@ -90,7 +90,7 @@ func wav(seconds float64, rate int) []byte {
 	return audiodecode.EncodeWAV(rate, samples)
 }
 
-func (f *fixture) upload(t *testing.T, audio []byte) *httptest.ResponseRecorder {
+func (f *fixture) upload(t testing.TB, audio []byte) *httptest.ResponseRecorder {
 	t.Helper()
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
