@@ -34,7 +34,7 @@ import (
 // DB is an open database file.
 type DB struct {
 	write *sql.DB // exactly one connection
-	read  *sql.DB // read-only pool
+	read  *stmtCache // read-only pool, statements prepared once (stmtcache.go)
 	queue *Queue
 }
 
@@ -78,7 +78,7 @@ func Open(path string) (*DB, error) {
 		return nil, fmt.Errorf("sqlite: open %s for reading: %w", path, err)
 	}
 
-	db := &DB{write: write, read: read}
+	db := &DB{write: write, read: newStmtCache(read)}
 	db.queue = newQueue(db)
 	return db, nil
 }
