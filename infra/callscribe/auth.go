@@ -31,9 +31,18 @@ Examples:
 
 func (c *LoginCmd) Run(e *env) error {
 	in := bufio.NewReader(e.stdin)
+	stdinFile, interactive := e.stdin.(*os.File)
+	interactive = interactive && term.IsTerminal(int(stdinFile.Fd()))
+	// Prompts only for a person at a terminal: piped input is read silently,
+	// so stderr keeps only the one error line.
+	prompt := func(s string) {
+		if interactive {
+			fmt.Fprint(e.stderr, s)
+		}
+	}
 	email := strings.TrimSpace(c.Email)
 	if email == "" {
-		fmt.Fprint(e.stderr, "Email: ")
+		prompt("Email: ")
 		line, err := readLine(in)
 		if err != nil {
 			return usagef("no email: pass --email or type it at the prompt")
@@ -42,11 +51,11 @@ func (c *LoginCmd) Run(e *env) error {
 	}
 	password := c.Password
 	if password == "" {
-		fmt.Fprint(e.stderr, "Password: ")
+		prompt("Password: ")
 		var err error
-		if f, ok := e.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if interactive {
 			var b []byte
-			b, err = term.ReadPassword(int(f.Fd()))
+			b, err = term.ReadPassword(int(stdinFile.Fd()))
 			fmt.Fprintln(e.stderr)
 			password = string(b)
 		} else {

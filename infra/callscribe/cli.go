@@ -251,4 +251,3 @@ func (VersionCmd) Run(e *env) error {
 	_, err := fmt.Fprintf(e.stdout, "callscribe %s (client library %s)\n", cliVersion(), client.Version)
 	return err
 }
-

@@ -86,4 +86,3 @@ func (c *WaitCmd) Run(e *env) error {
 	}
 	return writeJobText(e.stdout, job)
 }
-
