@@ -21,7 +21,7 @@ var errorLine = regexp.MustCompile(`^callscribe: [A-Z_0-9]+: [^\n]+ \(requestId 
 // sign-up (through the library), login, keys, transcribe --wait of two files,
 // jobs list/get/delete, summarize, tag, taxonomy, usage, and the error paths.
 func TestEndToEnd(t *testing.T) {
-	base := startStack(t)
+	base := startStack(t, 0)
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "conf", "config.json")
 	cli := &cliRunner{t: t, env: map[string]string{envBaseURL: base, envConfig: cfgPath}}

@@ -20,8 +20,8 @@ import (
 // startStack runs the whole local stack in this process: SQLite and audio in a
 // temporary directory, the deterministic test speech engine (no cgo needed),
 // the built-in summarizer and tagger, on a free loopback port. It stops when
-// the test ends.
-func startStack(t *testing.T) string {
+// the test ends. delay slows the speech engine down (status lines to watch).
+func startStack(t *testing.T, delay time.Duration) string {
 	t.Helper()
 	cfg := app.Config{
 		ListenAddr:          "127.0.0.1:0",
@@ -38,7 +38,7 @@ func startStack(t *testing.T) string {
 	}
 	table := localstack.Providers()
 	table.Transcribers["test"] = func(cfg app.Config) (callscribe.Transcriber, func(), error) {
-		return &testengine.Engine{AgentChannel: cfg.AgentChannel}, nil, nil
+		return &testengine.Engine{AgentChannel: cfg.AgentChannel, Delay: delay}, nil, nil
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	local, err := localstack.Open(cfg, logger, table)

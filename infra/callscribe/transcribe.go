@@ -8,8 +8,10 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"text/tabwriter"
 
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
@@ -66,7 +68,7 @@ func (c *TranscribeCmd) Run(e *env) error {
 	)
 	fancy := e.fancy()
 	if fancy {
-		p = mpb.NewWithContext(e.ctx, mpb.WithOutput(e.stdout), mpb.WithWidth(30))
+		p = newProgress(e, 30)
 	}
 	nameWidth := 0
 	for _, f := range c.Files {
@@ -85,8 +87,10 @@ func (c *TranscribeCmd) Run(e *env) error {
 
 	sem := make(chan struct{}, c.Concurrency)
 	var wg sync.WaitGroup
+	var tasks []*fileTask
 	for _, file := range c.Files {
 		t := &fileTask{path: file, name: filepath.Base(file)}
+		tasks = append(tasks, t)
 		t.status.Store("waiting")
 		if fancy {
 			t.addBar(p, nameWidth)
@@ -116,6 +120,12 @@ func (c *TranscribeCmd) Run(e *env) error {
 	wg.Wait()
 	if p != nil {
 		p.Wait()
+		// The bars show short ids; the whole ids once everything is done.
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		for _, t := range tasks {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", t.path, t.jobID, t.final)
+		}
+		tw.Flush()
 	}
 	for _, f := range failures {
 		fmt.Fprintf(e.stderr, "callscribe: %s\n", f)
@@ -135,22 +145,48 @@ type fileTask struct {
 	size       int64
 	status     atomic.Value // string shown after the bar
 	bar        *mpb.Bar
+	// jobID and final are the summary line printed after the bars.
+	jobID, final string
 }
+
+func (t *fileTask) setFinal(id, status string) { t.jobID, t.final = id, status }
 
 func (t *fileTask) addBar(p *mpb.Progress, nameWidth int) {
 	if st, err := os.Stat(t.path); err == nil {
 		t.size = st.Size()
 	}
-	t.status.Store("uploading")
+	t.status.Store("")
 	// One more than the size: the bar completes when the job ends, not when
-	// the last byte is sent, so its status keeps updating while it polls.
+	// the last byte is sent, so its status line keeps updating while it polls.
 	t.bar = p.AddBar(t.size+1,
-		mpb.PrependDecorators(
-			decor.Name(t.name, decor.WC{W: nameWidth + 1, C: decor.DindentRight}),
-			decor.CountersKibiByte("% .1f / % .1f", decor.WC{W: 22}),
-		),
-		mpb.AppendDecorators(decor.Any(func(decor.Statistics) string { return "  " + t.status.Load().(string) })),
+		mpb.PrependDecorators(decor.Name(t.name, decor.WC{W: nameWidth + 1, C: decor.DindentRight})),
+		mpb.AppendDecorators(decor.Any(func(s decor.Statistics) string {
+			if st := t.status.Load().(string); st != "" {
+				return " " + st
+			}
+			return fmt.Sprintf(" %s / %s", kib(min(s.Current, t.size)), kib(t.size))
+		})),
 	)
+}
+
+// kib formats a byte count for the upload bar.
+func kib(n int64) string {
+	if n < 1024 {
+		return fmt.Sprintf("%d B", n)
+	}
+	if n < 1<<20 {
+		return fmt.Sprintf("%.1f KiB", float64(n)/1024)
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}
+
+// shortID is a job id's first block, for the status line (the summary
+// printed after the bars has the whole id).
+func shortID(id string) string {
+	if i := strings.IndexByte(id, '-'); i > 0 {
+		return id[:i]
+	}
+	return id
 }
 
 // run uploads the file and, with --wait, waits for its job. created is called
@@ -165,6 +201,7 @@ func (t *fileTask) run(e *env, cl *client.Client, opts client.TranscriptionOptio
 	f, err := os.Open(t.path)
 	if err != nil {
 		finish("error")
+		t.setFinal("-", "error")
 		return nil, err
 	}
 	defer f.Close()
@@ -183,27 +220,31 @@ func (t *fileTask) run(e *env, cl *client.Client, opts client.TranscriptionOptio
 	job, err := upload.CreateTranscriptionFromReader(e.ctx, t.name, f, opts)
 	if err != nil {
 		finish("error")
+		t.setFinal("-", "error")
 		return nil, err
 	}
 	created(job.ID, job.Status)
 	if t.bar != nil {
 		t.bar.SetCurrent(t.size)
-		t.status.Store("job " + job.ID + " " + job.Status)
+		t.status.Store("job " + shortID(job.ID) + " " + job.Status)
 	}
 	if !c.Wait {
-		finish("job " + job.ID + " " + job.Status)
+		finish("job " + shortID(job.ID) + " " + job.Status)
+		t.setFinal(job.ID, job.Status)
 		return nil, nil
 	}
 	var onPoll func(*client.Job)
 	if t.bar != nil {
-		onPoll = func(j *client.Job) { t.status.Store("job " + j.ID + " " + statusText(j)) }
+		onPoll = func(j *client.Job) { t.status.Store("job " + shortID(j.ID) + " " + statusText(j)) }
 	}
 	done, err := cl.WaitForJob(e.ctx, job.ID, c.options(onPoll))
 	switch {
 	case done != nil:
-		finish("job " + done.ID + " " + statusText(done))
+		finish("job " + shortID(done.ID) + " " + statusText(done))
+		t.setFinal(done.ID, statusText(done))
 	case err != nil:
-		finish("job " + job.ID + " " + "error")
+		finish("job " + shortID(job.ID) + " error")
+		t.setFinal(job.ID, "error")
 	}
 	var failed *client.JobFailedError
 	if errors.As(err, &failed) {

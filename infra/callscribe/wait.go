@@ -41,7 +41,7 @@ func waitJob(e *env, cl *client.Client, id string, poll PollFlags) (*client.Job,
 	}
 	var status atomic.Value
 	status.Store("waiting")
-	p := mpb.NewWithContext(e.ctx, mpb.WithOutput(e.stdout), mpb.WithWidth(16))
+	p := newProgress(e, 16)
 	bar := p.AddSpinner(0,
 		mpb.PrependDecorators(decor.Name("job "+id+" ")),
 		mpb.AppendDecorators(decor.Any(func(decor.Statistics) string { return " " + status.Load().(string) })),
