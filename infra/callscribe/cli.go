@@ -7,6 +7,7 @@ import (
 	"io"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/alecthomas/kong"
 	"golang.org/x/term"
@@ -212,6 +213,9 @@ func (e *env) sessionClient() (*client.Client, error) {
 	}
 	if s.SessionToken == "" {
 		return nil, usagef("not signed in to %s: run 'callscribe login' first", s.BaseURL)
+	}
+	if e.getenv(envSession) == "" && !s.File.SessionExpiresAt.IsZero() && time.Now().After(s.File.SessionExpiresAt) {
+		return nil, usagef("the session saved by 'callscribe login' expired at %s: run 'callscribe login' again", formatWhen(s.File.SessionExpiresAt))
 	}
 	c, _, err := e.newClient(client.WithSessionToken(s.SessionToken))
 	return c, err

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -212,6 +213,22 @@ func TestEndToEnd(t *testing.T) {
 		t.Errorf("taxonomy:\n%s", r.stdout)
 	}
 
+	// A job that fails (this engine transcribes English only): --wait prints
+	// its final line, one error line on stderr, exit 1; jobs get shows the error.
+	r = cli.run("", "transcribe", "--wait", "--poll-interval", "50ms", "--language", "fr", wav)
+	if r.code != exitError || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "failed") || !strings.Contains(r.stdout, "\tfailed: ") {
+		t.Errorf("transcribe --wait of a failing job: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	failedJob := strings.Split(strings.Split(r.stdout, "\n")[0], "\t")[1]
+	r = cli.run("", "wait", failedJob)
+	if r.code != exitError || strings.Count(r.stderr, "\n") != 1 || !strings.HasPrefix(r.stderr, "callscribe: job "+failedJob+" failed: ") {
+		t.Errorf("wait on a failed job: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = cli.ok("", "jobs", "get", failedJob)
+	if !strings.Contains(r.stdout, "failed: ") {
+		t.Errorf("jobs get of a failed job: %q", r.stdout)
+	}
+
 	// jobs delete, then the job is gone: exit 1, one line with the code and requestId.
 	r = cli.ok("", "jobs", "delete", thirdJob)
 	if !strings.Contains(r.stdout, thirdJob) {
@@ -250,6 +267,14 @@ func TestEndToEnd(t *testing.T) {
 	}
 	if r := noKey.run("", "jobs", "list"); r.code != exitUsage || !strings.Contains(r.stderr, "no API key") {
 		t.Errorf("jobs list without an API key: exit %d, stderr %q", r.code, r.stderr)
+	}
+	// An expired saved session is a usage error too, before any request.
+	expired := filepath.Join(dir, "expired.json")
+	if err := saveConfig(expired, fileConfig{BaseURL: base, SessionToken: "x", SessionExpiresAt: time.Now().Add(-time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if r := cli.with(envConfig, expired).run("", "usage"); r.code != exitUsage || !strings.Contains(r.stderr, "expired") {
+		t.Errorf("usage with an expired session: exit %d, stderr %q", r.code, r.stderr)
 	}
 
 	// --help on a command: exit 0, with examples.
