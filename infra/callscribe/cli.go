@@ -103,7 +103,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}()
 	kctx, err := parser.Parse(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "callscribe: %s (see 'callscribe --help')\n", oneLine(err.Error()))
+		help := "callscribe --help"
+		var pe *kong.ParseError
+		if errors.As(err, &pe) && pe.Context != nil {
+			if sel := pe.Context.Selected(); sel != nil {
+				help = sel.FullPath() + " --help"
+			}
+		}
+		fmt.Fprintf(stderr, "callscribe: %s (see '%s')\n", oneLine(err.Error()), help)
 		return exitUsage
 	}
 	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv, globals: &cli.Globals}

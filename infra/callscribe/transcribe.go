@@ -213,8 +213,21 @@ func (t *fileTask) run(e *env, cl *client.Client, opts client.TranscriptionOptio
 		// The bar counts the bytes the HTTP transport sends of the request
 		// bodies (the library reads the file into memory first, so counting
 		// the file reads would show nothing of the upload itself).
+		// A two-step upload sends the audio to storage and then a small
+		// create: the bar shows the most any one request has sent.
+		var sent atomic.Int64
 		upload = cl.With(client.WithHTTPClient(&http.Client{Transport: &countingTransport{base: http.DefaultTransport, onBytes: func(n int64) {
-			t.bar.SetCurrent(min(n, t.size))
+			n = min(n, t.size)
+			for {
+				old := sent.Load()
+				if n <= old {
+					return
+				}
+				if sent.CompareAndSwap(old, n) {
+					t.bar.SetCurrent(n)
+					return
+				}
+			}
 		}}}))
 	}
 	job, err := upload.CreateTranscriptionFromReader(e.ctx, t.name, f, opts)
