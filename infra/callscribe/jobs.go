@@ -21,8 +21,8 @@ type JobsCmd struct {
 
 // JobsListCmd lists jobs.
 type JobsListCmd struct {
-	Status       string    `help:"Only jobs with this status: queued, processing, succeeded or failed." enum:"queued,processing,succeeded,failed," default:"" placeholder:"STATUS"`
-	Type         string    `help:"Only jobs of this type: transcription, summary or tags." enum:"transcription,summary,tags," default:"" placeholder:"TYPE"`
+	Status       string    `help:"Only jobs with this status: queued, processing, succeeded or failed." placeholder:"STATUS"`
+	Type         string    `help:"Only jobs of this type: transcription, summary or tags." placeholder:"TYPE"`
 	Language     string    `help:"Only jobs with exactly this language." placeholder:"LANG"`
 	CreatedAfter time.Time `name:"created-after" help:"Only jobs created after this RFC 3339 time, e.g. 2026-01-31T00:00:00Z." format:"2006-01-02T15:04:05Z07:00" placeholder:"TIME"`
 	JobID        string    `name:"job-id" help:"Only the job with this id." placeholder:"ID"`
@@ -41,10 +41,21 @@ func (JobsListCmd) Help() string {
     callscribe jobs list --created-after 2026-01-31T00:00:00Z --all`
 }
 
-func (c *JobsListCmd) Run(e *env) error {
-	if c.Limit < 0 {
-		return usagef("--limit must be positive")
+// Validate checks the filters before any request (a usage error, exit 2).
+func (c *JobsListCmd) Validate() error {
+	if c.Status != "" && !slices.Contains([]string{client.StatusQueued, client.StatusProcessing, client.StatusSucceeded, client.StatusFailed}, c.Status) {
+		return fmt.Errorf("--status must be queued, processing, succeeded or failed, not %q", c.Status)
 	}
+	if c.Type != "" && !slices.Contains([]string{client.TypeTranscription, client.TypeSummary, client.TypeTags}, c.Type) {
+		return fmt.Errorf("--type must be transcription, summary or tags, not %q", c.Type)
+	}
+	if c.Limit < 0 {
+		return fmt.Errorf("--limit must be positive")
+	}
+	return nil
+}
+
+func (c *JobsListCmd) Run(e *env) error {
 	cl, err := e.apiClient()
 	if err != nil {
 		return err
