@@ -90,6 +90,10 @@ func (c *TranscribeCmd) Run(e *env) error {
 	var tasks []*fileTask
 	for _, file := range c.Files {
 		t := &fileTask{path: file, name: filepath.Base(file)}
+		// The size is set once, before the bar's decorators read it.
+		if st, err := os.Stat(file); err == nil {
+			t.size = st.Size()
+		}
 		tasks = append(tasks, t)
 		t.status.Store("waiting")
 		if fancy {
@@ -152,9 +156,6 @@ type fileTask struct {
 func (t *fileTask) setFinal(id, status string) { t.jobID, t.final = id, status }
 
 func (t *fileTask) addBar(p *mpb.Progress, nameWidth int) {
-	if st, err := os.Stat(t.path); err == nil {
-		t.size = st.Size()
-	}
 	t.status.Store("")
 	// One more than the size: the bar completes when the job ends, not when
 	// the last byte is sent, so its status line keeps updating while it polls.
@@ -205,9 +206,6 @@ func (t *fileTask) run(e *env, cl *client.Client, opts client.TranscriptionOptio
 		return nil, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil {
-		t.size = st.Size()
-	}
 	upload := cl
 	if t.bar != nil {
 		// The bar counts the bytes the HTTP transport sends of the request

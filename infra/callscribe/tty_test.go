@@ -48,7 +48,11 @@ func buildCLI(t *testing.T) string {
 	if _, err := os.Stat(goTool); err != nil {
 		goTool = "go"
 	}
-	cmd := exec.Command(goTool, "build", "-o", bin, ".")
+	args := []string{"build", "-o", bin}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	cmd := exec.Command(goTool, append(args, ".")...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
@@ -125,6 +129,9 @@ func TestTerminalProgress(t *testing.T) {
 		"TERM=xterm", "CALLSCRIBE_NO_PROGRESS=",
 		envBaseURL+"="+base, envAPIKey+"="+key, envConfig+"="+filepath.Join(t.TempDir(), "config.json"))
 	out := inTerminal(t, env, strings.Join([]string{bin, "transcribe", "--wait", "--poll-interval", "100ms", wav, mp3}, " "))
+	if strings.Contains(out, "DATA RACE") {
+		t.Errorf("the race detector reported:\n%s", out)
+	}
 
 	// Redrawn in place: the cursor moves up over the previous frame.
 	if !regexp.MustCompile(`\x1b\[\d*A`).MatchString(out) {
