@@ -294,3 +294,18 @@ func TestEndToEnd(t *testing.T) {
 		t.Errorf("jobs list with a revoked key: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestGatewayKey: behind a gateway that wants the apikey header, the key comes
+// from CALLSCRIBE_GATEWAY_KEY or --gateway-key; without it the gateway's 401
+// is one line and exit 1.
+func TestGatewayKey(t *testing.T) {
+	base := startStack(t, 0, "gw-secret")
+	key := newAPIKey(t, base, client.WithGatewayKey("gw-secret"))
+	cli := &cliRunner{t: t, env: map[string]string{envBaseURL: base, envAPIKey: key, envConfig: filepath.Join(t.TempDir(), "c.json")}}
+	r := cli.run("", "jobs", "list")
+	if r.code != exitError || !errorLine.MatchString(r.stderr) {
+		t.Errorf("without the gateway key: exit %d, stderr %q", r.code, r.stderr)
+	}
+	cli.with(envGatewayKey, "gw-secret").ok("", "jobs", "list")
+	cli.ok("", "--gateway-key", "gw-secret", "taxonomy")
+}

@@ -20,8 +20,9 @@ import (
 // startStack runs the whole local stack in this process: SQLite and audio in a
 // temporary directory, the deterministic test speech engine (no cgo needed),
 // the built-in summarizer and tagger, on a free loopback port. It stops when
-// the test ends. delay slows the speech engine down (status lines to watch).
-func startStack(t *testing.T, delay time.Duration) string {
+// the test ends. delay slows the speech engine down (status lines to watch);
+// gatewayKey, when set, is required in the apikey header of every request.
+func startStack(t *testing.T, delay time.Duration, gatewayKey ...string) string {
 	t.Helper()
 	cfg := app.Config{
 		ListenAddr:          "127.0.0.1:0",
@@ -35,6 +36,9 @@ func startStack(t *testing.T, delay time.Duration) string {
 		CallbackBackoffBase: 10 * time.Millisecond,
 		CallbackTimeout:     5 * time.Second,
 		LogLevel:            slog.LevelError,
+	}
+	if len(gatewayKey) > 0 {
+		cfg.GatewayKey = gatewayKey[0]
 	}
 	table := localstack.Providers()
 	table.Transcribers["test"] = func(cfg app.Config) (callscribe.Transcriber, func(), error) {

@@ -18,10 +18,10 @@ import (
 )
 
 // newAPIKey signs up an account through the library and returns an API key.
-func newAPIKey(t *testing.T, base string) string {
+func newAPIKey(t *testing.T, base string, opts ...client.Option) string {
 	t.Helper()
 	ctx := context.Background()
-	anon, err := client.New(base)
+	anon, err := client.New(base, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
