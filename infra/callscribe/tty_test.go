@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -178,4 +179,88 @@ func TestPlainOutputWhenPiped(t *testing.T) {
 	if len(lines) != 2 || !strings.HasSuffix(lines[1], "\tsucceeded") {
 		t.Errorf("plain output %q: want a created line and a succeeded line", out)
 	}
+}
+
+// TestTerminalLogin: on a terminal, login prompts for the email and reads the
+// password without echo.
+func TestTerminalLogin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	script, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("script is not installed")
+	}
+	base := startStack(t, 0)
+	ctx := context.Background()
+	anon, err := client.New(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	email, password := "pty-"+uuid.NewString()[:8]+"@example.com", "secret-pass-"+uuid.NewString()[:8]
+	if err := anon.Signup(ctx, email, password); err != nil {
+		t.Fatal(err)
+	}
+	bin := buildCLI(t)
+	cfg := filepath.Join(t.TempDir(), "config.json")
+	cctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(cctx, script, "-qfec", bin+" login", "/dev/null")
+	cmd.Env = append(os.Environ(), "TERM=xterm", envBaseURL+"="+base, envConfig+"="+cfg)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Type each answer once its prompt is on the screen (and, for the
+	// password, echo is off).
+	waitFor := func(s string) {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if strings.Contains(out.String(), s) {
+				return
+			}
+		}
+		t.Fatalf("no %q prompt; terminal shows %q", s, out.String())
+	}
+	waitFor("Email: ")
+	stdin.Write([]byte(email + "\r"))
+	waitFor("Password: ")
+	time.Sleep(200 * time.Millisecond)
+	stdin.Write([]byte(password + "\r"))
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("login under a terminal: %v\n%q", err, out.String())
+	}
+	screen := out.String()
+	if strings.Contains(screen, password) {
+		t.Errorf("the password was echoed: %q", screen)
+	}
+	if !strings.Contains(screen, email) || !strings.Contains(screen, "Signed in") {
+		t.Errorf("terminal shows %q", screen)
+	}
+	if saved, _ := loadConfig(cfg); saved.SessionToken == "" {
+		t.Error("no session saved")
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader goroutine.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
