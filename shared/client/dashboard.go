@@ -252,3 +252,20 @@ func (c *Client) RevokeAPIKey(ctx context.Context, id string) error {
 	req := &request{method: http.MethodDelete, path: "/dashboard/api-keys/" + escape(id), auth: authSession, idempotent: true}
 	return c.call(ctx, req, nil)
 }
+
+// Limits returns the deployment's upload and listing limits (GET
+// /dashboard/limits; dashboard session).
+func (c *Client) Limits(ctx context.Context) (*Limits, error) {
+	var l Limits
+	req := &request{method: http.MethodGet, path: "/dashboard/limits", auth: authSession, idempotent: true}
+	if err := c.call(ctx, req, &l); err != nil {
+		return nil, err
+	}
+	return &l, nil
+}
+
+// Health checks that the service answers (GET /healthz, no credentials).
+func (c *Client) Health(ctx context.Context) error {
+	req := &request{method: http.MethodGet, path: "/healthz", idempotent: true}
+	return c.call(ctx, req, nil)
+}
