@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -142,6 +143,10 @@ func (c *Client) cognito(ctx context.Context, id *IdentityConfig, action string,
 			return errors.New("callscribe: the Cognito identity names neither an endpoint nor a region")
 		}
 		endpoint = "https://cognito-idp." + id.Region + ".amazonaws.com/"
+	}
+	// An endpoint relative to the service (a stand-in served beside it).
+	if u, err := url.Parse(endpoint); err == nil && !u.IsAbs() {
+		endpoint = c.baseURL.ResolveReference(u).String()
 	}
 	b, err := json.Marshal(in)
 	if err != nil {
