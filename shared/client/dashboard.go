@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -143,6 +144,10 @@ func (c *Client) cognito(ctx context.Context, id *IdentityConfig, action string,
 		}
 		endpoint = "https://cognito-idp." + id.Region + ".amazonaws.com/"
 	}
+	// An endpoint relative to the service (a stand-in served beside it).
+	if u, err := url.Parse(endpoint); err == nil && !u.IsAbs() {
+		endpoint = c.baseURL.ResolveReference(u).String()
+	}
 	b, err := json.Marshal(in)
 	if err != nil {
 		return err
@@ -250,5 +255,22 @@ func (c *Client) ListAPIKeys(ctx context.Context) ([]APIKey, error) {
 // RevokeAPIKey revokes one of the session account's API keys.
 func (c *Client) RevokeAPIKey(ctx context.Context, id string) error {
 	req := &request{method: http.MethodDelete, path: "/dashboard/api-keys/" + escape(id), auth: authSession, idempotent: true}
+	return c.call(ctx, req, nil)
+}
+
+// Limits returns the deployment's upload and listing limits (GET
+// /dashboard/limits; dashboard session).
+func (c *Client) Limits(ctx context.Context) (*Limits, error) {
+	var l Limits
+	req := &request{method: http.MethodGet, path: "/dashboard/limits", auth: authSession, idempotent: true}
+	if err := c.call(ctx, req, &l); err != nil {
+		return nil, err
+	}
+	return &l, nil
+}
+
+// Health checks that the service answers (GET /healthz, no credentials).
+func (c *Client) Health(ctx context.Context) error {
+	req := &request{method: http.MethodGet, path: "/healthz", idempotent: true}
 	return c.call(ctx, req, nil)
 }

@@ -113,7 +113,7 @@ func (e *Error) Quota() (QuotaDetails, bool) {
 
 // parseError builds the *Error of a non-2xx response.
 func parseError(status int, h http.Header, body []byte) *Error {
-	e := &Error{Status: status, RetryAfter: parseRetryAfter(h.Get("Retry-After")), RequestID: h.Get("X-Request-Id"), raw: body, header: h}
+	e := &Error{Status: status, RetryAfter: parseRetryAfter(h.Get("Retry-After")), RequestID: h.Get("X-Request-Id"), raw: body[:min(len(body), 64<<10)], header: h}
 	var shape struct {
 		Error *struct {
 			Code    string          `json:"code"`

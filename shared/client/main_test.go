@@ -33,6 +33,9 @@ const testPassword = "correct-horse-battery"
 // the examples use (also in CALLSCRIBE_BASE_URL and CALLSCRIBE_API_KEY).
 var baseURL string
 
+// pkgDir is the package's directory (TestMain changes the working directory).
+var pkgDir string
+
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
 }
@@ -69,6 +72,10 @@ func run(m *testing.M) int {
 		return 1
 	}
 	if err := os.WriteFile(filepath.Join(work, "call.wav"), apitest.MakeWAV(4, 2, false), 0o600); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if pkgDir, err = os.Getwd(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

@@ -226,3 +226,44 @@ func TestNew(t *testing.T) {
 		t.Errorf("DefaultRetryPolicy %+v", p)
 	}
 }
+
+// A body that is not the service's error shape still becomes an *Error.
+func TestNonJSONErrorBodies(t *testing.T) {
+	for _, tc := range []struct {
+		ctype, body, want string
+	}{
+		{"text/html", "<html><body><h1>502 Bad Gateway</h1></body></html>", "text/html body"},
+		{"text/plain", "upstream connect error or disconnect/reset before headers", "upstream connect error"},
+		{"application/json", `{"message":"Forbidden"}`, "Forbidden"},
+		{"", "", "unexpected 502 Bad Gateway response"},
+	} {
+		c, _ := flaky(t, 1, func(w http.ResponseWriter, r *http.Request) {
+			if tc.ctype != "" {
+				w.Header().Set("Content-Type", tc.ctype)
+			}
+			w.Header().Set("X-Request-Id", "gw-1")
+			w.WriteHeader(502)
+			w.Write([]byte(tc.body))
+		}, jobBody)
+		_, err := c.With(client.WithRetryPolicy(client.NoRetries)).GetJob(t.Context(), "j1")
+		e, ok := client.AsError(err)
+		if !ok || e.Status != 502 || e.Code != "HTTP_502" || e.RequestID != "gw-1" || !strings.Contains(e.Message, tc.want) || !strings.Contains(err.Error(), "gw-1") {
+			t.Errorf("%s %q: %v", tc.ctype, tc.body, err)
+		}
+	}
+}
+
+// WaitOptions.RequestTimeout bounds each poll.
+func TestWaitRequestTimeout(t *testing.T) {
+	c, _ := flaky(t, 100, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(time.Second):
+		case <-r.Context().Done():
+		}
+	}, jobBody)
+	start := time.Now()
+	_, err := c.With(client.WithRetryPolicy(client.NoRetries)).WaitForJob(t.Context(), "j1", client.WaitOptions{RequestTimeout: 20 * time.Millisecond})
+	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 500*time.Millisecond {
+		t.Errorf("%v after %s", err, time.Since(start))
+	}
+}

@@ -24,7 +24,9 @@ const (
 )
 
 // CreatedJob is the 202 answer of a create (transcription, summary, tags).
-// Type is empty for a transcription (the create response does not carry it).
+// Status is the initial status (queued or processing); ReceivedAt is when the
+// service stored the job. The transcription create's answer carries no type:
+// the client fills in TypeTranscription.
 type CreatedJob struct {
 	ID         string    `json:"job_id"`
 	Type       string    `json:"type,omitempty"`
@@ -278,4 +280,17 @@ type Upload struct {
 	RequestID string            `json:"requestId,omitempty"`
 	Filename  string            `json:"-"`
 	Size      int64             `json:"-"`
+}
+
+// Limits are the service's upload and listing limits (GET /dashboard/limits).
+// DirectUploadMaxBytes is the largest file one create request carries in this
+// deployment: a good WithDirectUploadMaxBytes.
+type Limits struct {
+	MaxAudioBytes        int64    `json:"max_audio_bytes"`
+	DirectUploadMaxBytes int64    `json:"direct_upload_max_bytes"`
+	AudioFormats         []string `json:"audio_formats"`
+	MaxMetadataBytes     int64    `json:"max_metadata_bytes"`
+	DefaultPageSize      int      `json:"default_page_size"`
+	MaxPageSize          int      `json:"max_page_size"`
+	RequestID            string   `json:"requestId,omitempty"`
 }

@@ -77,6 +77,17 @@ func (c *Client) createTranscription(ctx context.Context, src source, opts Trans
 	return job, err
 }
 
+func (c *Client) callCreate(ctx context.Context, req *request) (*CreatedJob, error) {
+	var out CreatedJob
+	if err := c.call(ctx, req, &out); err != nil {
+		return nil, err
+	}
+	if out.Type == "" {
+		out.Type = TypeTranscription
+	}
+	return &out, nil
+}
+
 // tooLarge is the error of a file refused before sending: the service's
 // FILE_TOO_LARGE code, Status 0 (no request was made).
 func tooLarge(size, limit int64) *Error {
@@ -91,11 +102,7 @@ func (c *Client) createDirect(ctx context.Context, src source, opts Transcriptio
 		return nil, err
 	}
 	req.method, req.path, req.auth = http.MethodPost, "/v1/transcriptions", authAPIKey
-	var out CreatedJob
-	if err := c.call(ctx, req, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return c.callCreate(ctx, req)
 }
 
 func (c *Client) createViaUpload(ctx context.Context, src source, opts TranscriptionOptions) (*CreatedJob, error) {
@@ -130,11 +137,7 @@ func (c *Client) CreateTranscriptionFromUpload(ctx context.Context, uploadID str
 		return nil, err
 	}
 	req.method, req.path, req.auth = http.MethodPost, "/v1/transcriptions", authAPIKey
-	var out CreatedJob
-	if err := c.call(ctx, req, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return c.callCreate(ctx, req)
 }
 
 // CreateUpload starts a two-step upload (POST /v1/transcriptions/uploads): the
