@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -95,7 +94,6 @@ func (c *TranscribeCmd) Run(e *env) error {
 			t.size = st.Size()
 		}
 		tasks = append(tasks, t)
-		t.status.Store("waiting")
 		if fancy {
 			t.addBar(p, nameWidth)
 		}
@@ -257,14 +255,9 @@ func (t *fileTask) run(e *env, cl *client.Client, opts client.TranscriptionOptio
 		finish("job " + shortID(job.ID) + " error")
 		t.setFinal(job.ID, "error")
 	}
-	var failed *client.JobFailedError
-	if errors.As(err, &failed) {
-		return done, err
-	}
-	if err != nil {
-		return done, err
-	}
-	return done, nil
+	// A failed job comes back with its *client.JobFailedError, a wait that
+	// ran out with the job as last read: both are this file's failure.
+	return done, err
 }
 
 // countingTransport reports how many bytes of request bodies it has sent.
