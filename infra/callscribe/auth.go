@@ -1,0 +1,244 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"golang.org/x/term"
+)
+
+// LoginCmd signs in and saves the session.
+type LoginCmd struct {
+	Email    string `help:"Account email (prompted for when missing)."`
+	Password string `help:"Password (prompted for without echo when missing; a flag is visible to other users of the machine, so prefer the prompt or stdin)."`
+}
+
+func (LoginCmd) Help() string {
+	return `Signs in to the dashboard (the service's own sign-in locally, Cognito on AWS) and
+saves the service URL and the session in the config file (mode 0600). The session
+is what 'keys' and 'usage' use; the /v1 commands use an API key.
+
+Examples:
+
+    callscribe login --email you@example.com
+    callscribe --base-url https://api.example.com login
+    printf '%s\n' "$PASSWORD" | callscribe login --email you@example.com`
+}
+
+func (c *LoginCmd) Run(e *env) error {
+	in := bufio.NewReader(e.stdin)
+	stdinFile, interactive := e.stdin.(*os.File)
+	interactive = interactive && term.IsTerminal(int(stdinFile.Fd()))
+	// Prompts only for a person at a terminal: piped input is read silently,
+	// so stderr keeps only the one error line.
+	prompt := func(s string) {
+		if interactive {
+			fmt.Fprint(e.stderr, s)
+		}
+	}
+	email := strings.TrimSpace(c.Email)
+	if email == "" {
+		prompt("Email: ")
+		line, err := readLine(in)
+		if err != nil {
+			return usagef("no email: pass --email or type it at the prompt")
+		}
+		email = line
+	}
+	password := c.Password
+	if password == "" {
+		prompt("Password: ")
+		var err error
+		if interactive {
+			var b []byte
+			b, err = term.ReadPassword(int(stdinFile.Fd()))
+			fmt.Fprintln(e.stderr)
+			password = string(b)
+		} else {
+			password, err = readLine(in)
+		}
+		if err != nil || password == "" {
+			return usagef("no password: type it at the prompt or pipe it on stdin")
+		}
+	}
+	cl, s, err := e.newClient()
+	if err != nil {
+		return err
+	}
+	session, err := cl.Login(e.ctx, email, password)
+	if err != nil {
+		return err
+	}
+	file := s.File
+	if strings.TrimRight(file.BaseURL, "/") != s.BaseURL {
+		// Another service: nothing of the old one's credentials carries over.
+		file = fileConfig{}
+	}
+	file.BaseURL = s.BaseURL
+	file.Email = email
+	file.SessionToken = session.Token
+	file.SessionExpiresAt = session.ExpiresAt
+	if err := saveConfig(s.ConfigPath, file); err != nil {
+		return err
+	}
+	until := ""
+	if !session.ExpiresAt.IsZero() {
+		until = " until " + formatWhen(session.ExpiresAt)
+	}
+	_, err = fmt.Fprintf(e.stdout, "Signed in to %s as %s%s (saved in %s).\n", s.BaseURL, email, until, s.ConfigPath)
+	return err
+}
+
+// readLine reads one line without its line ending; EOF with nothing read is an error.
+func readLine(r *bufio.Reader) (string, error) {
+	line, err := r.ReadString('\n')
+	line = strings.TrimRight(line, "\r\n")
+	if err == io.EOF && line != "" {
+		err = nil
+	}
+	return line, err
+}
+
+// KeysCmd groups the API key commands.
+type KeysCmd struct {
+	Create KeysCreateCmd `cmd:"" help:"Create an API key and print its secret (shown only once)."`
+	List   KeysListCmd   `cmd:"" help:"List the account's API keys."`
+	Revoke KeysRevokeCmd `cmd:"" help:"Revoke an API key."`
+}
+
+// KeysCreateCmd creates an API key.
+type KeysCreateCmd struct {
+	Name string `help:"A name for the key (sent to the service; not stored by the current service)."`
+	Save bool   `help:"Also save the key in the config file as the default API key."`
+}
+
+func (KeysCreateCmd) Help() string {
+	return `Prints the secret alone on stdout, so it can be captured; the service never shows
+it again.
+
+Examples:
+
+    callscribe keys create --save
+    export CALLSCRIBE_API_KEY=$(callscribe keys create --name ci)`
+}
+
+func (c *KeysCreateCmd) Run(e *env) error {
+	cl, err := e.sessionClient()
+	if err != nil {
+		return err
+	}
+	key, err := cl.CreateAPIKey(e.ctx, c.Name)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "Created API key %s. Its secret follows; it is not shown again.\n", key.ID)
+	if _, err := fmt.Fprintln(e.stdout, key.Secret); err != nil {
+		return err
+	}
+	if c.Save {
+		s, _ := e.settings()
+		file := s.File
+		if file.BaseURL == "" {
+			file.BaseURL = s.BaseURL
+		}
+		file.APIKey = key.Secret
+		if err := saveConfig(s.ConfigPath, file); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "Saved as the default API key in %s.\n", s.ConfigPath)
+	}
+	return nil
+}
+
+// KeysListCmd lists API keys.
+type KeysListCmd struct {
+	JSON bool `name:"json" help:"One JSON object per line instead of a table."`
+}
+
+func (KeysListCmd) Help() string {
+	return "Examples:\n\n    callscribe keys list\n    callscribe keys list --json"
+}
+
+func (c *KeysListCmd) Run(e *env) error {
+	cl, err := e.sessionClient()
+	if err != nil {
+		return err
+	}
+	keys, err := cl.ListAPIKeys(e.ctx)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		for _, k := range keys {
+			if err := writeJSONLine(e.stdout, k); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if len(keys) == 0 {
+		_, err := fmt.Fprintln(e.stdout, "No API keys.")
+		return err
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY ID\tPREFIX\tCREATED\tLAST USED")
+	for _, k := range keys {
+		last := "never"
+		if k.LastUsedAt != nil {
+			last = formatWhen(*k.LastUsedAt)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", k.ID, orDash(k.Prefix), formatWhen(k.CreatedAt), last)
+	}
+	return tw.Flush()
+}
+
+// KeysRevokeCmd revokes an API key.
+type KeysRevokeCmd struct {
+	ID string `arg:"" name:"key-id" help:"The key's id (from 'keys list')."`
+}
+
+func (KeysRevokeCmd) Help() string {
+	return "Example:\n\n    callscribe keys revoke 3f9a2c1e-..."
+}
+
+func (c *KeysRevokeCmd) Run(e *env) error {
+	cl, err := e.sessionClient()
+	if err != nil {
+		return err
+	}
+	if err := cl.RevokeAPIKey(e.ctx, c.ID); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(e.stdout, "Revoked API key %s.\n", c.ID)
+	return err
+}
+
+// UsageCmd shows the quota.
+type UsageCmd struct {
+	JSON bool `name:"json" help:"The usage record as JSON."`
+}
+
+func (UsageCmd) Help() string {
+	return "Needs 'callscribe login' (the service answers usage to a dashboard session only).\n\nExamples:\n\n    callscribe usage\n    callscribe usage --json"
+}
+
+func (c *UsageCmd) Run(e *env) error {
+	cl, err := e.sessionClient()
+	if err != nil {
+		return err
+	}
+	u, err := cl.Usage(e.ctx)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return writeJSONLine(e.stdout, map[string]float64{"limit_minutes": u.LimitMinutes, "used_minutes": u.UsedMinutes, "remaining_minutes": u.RemainingMinutes})
+	}
+	_, err = fmt.Fprintf(e.stdout, "Limit:      %s\nUsed:       %s\nRemaining:  %s\n",
+		formatMinutes(u.LimitMinutes), formatMinutes(u.UsedMinutes), formatMinutes(u.RemainingMinutes))
+	return err
+}

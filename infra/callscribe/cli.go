@@ -1,0 +1,264 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/alecthomas/kong"
+	"golang.org/x/term"
+
+	"github.com/callscribe/callscribe/shared/client"
+)
+
+// Exit statuses.
+const (
+	exitOK    = 0
+	exitError = 1 // API and runtime errors
+	exitUsage = 2 // bad arguments, missing credentials
+)
+
+// CLI is the command tree.
+type CLI struct {
+	Globals
+
+	Login      LoginCmd      `cmd:"" help:"Sign in to the dashboard and save the session in the config file."`
+	Keys       KeysCmd       `cmd:"" help:"Create, list and revoke API keys (needs 'login')."`
+	Usage      UsageCmd      `cmd:"" help:"Show the account's transcription minute quota (needs 'login')."`
+	Transcribe TranscribeCmd `cmd:"" help:"Upload audio files (MP3 or WAV) as transcription jobs."`
+	Jobs       JobsCmd       `cmd:"" help:"List, show and delete jobs."`
+	Summarize  SummarizeCmd  `cmd:"" help:"Create a summary job from a transcription or from transcript text."`
+	Tag        TagCmd        `cmd:"" help:"Create a tags job from a transcription or from transcript text."`
+	Taxonomy   TaxonomyCmd   `cmd:"" help:"Show the fixed tag taxonomy."`
+	Wait       WaitCmd       `cmd:"" help:"Wait for a job to finish and print its result."`
+	Version    VersionCmd    `cmd:"" help:"Print the CLI and client library versions."`
+}
+
+const description = `Transcribe, summarize and tag calls with the callscribe API.
+
+Settings come from flags, then the environment (CALLSCRIBE_BASE_URL, CALLSCRIBE_API_KEY,
+CALLSCRIBE_GATEWAY_KEY, CALLSCRIBE_CONFIG), then the config file that 'callscribe login' writes.
+
+Quick start:
+
+    callscribe login --email you@example.com
+    callscribe keys create --save
+    callscribe transcribe --wait call.wav
+    callscribe jobs list
+    callscribe jobs get JOB_ID`
+
+// usageError is a mistake in how the CLI was called: exit status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// reportedError is an error already reported on stderr (one line per file of
+// a transcribe run): only the exit status is left to set.
+type reportedError struct{ n int }
+
+func (e *reportedError) Error() string { return fmt.Sprintf("%d errors", e.n) }
+
+// kongExit is how kong's exit (after --help) unwinds out of Parse.
+type kongExit int
+
+// env is what the commands run with.
+type env struct {
+	ctx     context.Context
+	stdin   io.Reader
+	stdout  io.Writer
+	stderr  io.Writer
+	getenv  func(string) string
+	globals *Globals
+	set     *settings
+}
+
+// run is the whole CLI: main only wires it to the process.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (code int) {
+	var cli CLI
+	parser, err := kong.New(&cli,
+		kong.Name("callscribe"),
+		kong.Description(description),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(c int) { panic(kongExit(c)) }),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true, Summary: true}),
+	)
+	if err != nil {
+		fmt.Fprintf(stderr, "callscribe: %v\n", err)
+		return exitError
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			c, ok := r.(kongExit)
+			if !ok {
+				panic(r)
+			}
+			code = int(c)
+		}
+	}()
+	kctx, err := parser.Parse(args)
+	if err != nil {
+		help := "callscribe --help"
+		var pe *kong.ParseError
+		if errors.As(err, &pe) && pe.Context != nil {
+			if sel := pe.Context.Selected(); sel != nil {
+				help = sel.FullPath() + " --help"
+			}
+		}
+		fmt.Fprintf(stderr, "callscribe: %s (see '%s')\n", oneLine(err.Error()), help)
+		return exitUsage
+	}
+	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv, globals: &cli.Globals}
+	if err := kctx.Run(e); err != nil {
+		return report(stderr, err)
+	}
+	return exitOK
+}
+
+// report writes err as one line on stderr and returns the exit status.
+func report(stderr io.Writer, err error) int {
+	var reported *reportedError
+	if errors.As(err, &reported) {
+		return exitError
+	}
+	var usage *usageError
+	if errors.As(err, &usage) {
+		fmt.Fprintf(stderr, "callscribe: %s\n", oneLine(usage.msg))
+		return exitUsage
+	}
+	fmt.Fprintf(stderr, "callscribe: %s\n", errorText(err))
+	return exitError
+}
+
+// errorText is the one-line text of an error: for an API error its code, its
+// message and its requestId.
+func errorText(err error) string {
+	var failed *client.JobFailedError
+	if errors.As(err, &failed) && failed.Job != nil {
+		text := "job " + failed.Job.ID + " failed"
+		if je := failed.Job.Error; je != nil {
+			text += ": " + orDefault(je.Code, "failed") + ": " + oneLine(je.Message)
+		}
+		return text
+	}
+	if apiErr, ok := client.AsError(err); ok {
+		code := apiErr.Code
+		if code == "" {
+			code = fmt.Sprintf("HTTP_%d", apiErr.Status)
+		}
+		text := code + ": " + oneLine(apiErr.Message)
+		if apiErr.RequestID != "" {
+			text += " (requestId " + apiErr.RequestID + ")"
+		}
+		return text
+	}
+	if errors.Is(err, context.Canceled) {
+		return "interrupted"
+	}
+	return oneLine(strings.TrimPrefix(err.Error(), "callscribe: "))
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// settings resolves the connection settings once.
+func (e *env) settings() (*settings, error) {
+	if e.set == nil {
+		s, err := resolve(e.globals, e.getenv)
+		if err != nil {
+			return nil, err
+		}
+		e.set = s
+	}
+	return e.set, nil
+}
+
+// newClient is a client of the resolved service with opts added.
+func (e *env) newClient(opts ...client.Option) (*client.Client, *settings, error) {
+	s, err := e.settings()
+	if err != nil {
+		return nil, nil, err
+	}
+	base := []client.Option{client.WithUserAgent("callscribe-cli/" + cliVersion() + " " + client.DefaultUserAgent)}
+	if s.GatewayKey != "" {
+		base = append(base, client.WithGatewayKey(s.GatewayKey))
+	}
+	c, err := client.New(s.BaseURL, append(base, opts...)...)
+	if err != nil {
+		return nil, nil, usagef("%s", strings.TrimPrefix(err.Error(), "callscribe: "))
+	}
+	return c, s, nil
+}
+
+// apiClient is a client with the API key the /v1 routes need.
+func (e *env) apiClient() (*client.Client, error) {
+	s, err := e.settings()
+	if err != nil {
+		return nil, err
+	}
+	if s.APIKey == "" {
+		return nil, usagef("no API key: pass --api-key, set %s, or run 'callscribe keys create --save' after 'callscribe login'", envAPIKey)
+	}
+	c, _, err := e.newClient(client.WithAPIKey(s.APIKey))
+	return c, err
+}
+
+// sessionClient is a client with the dashboard session of 'callscribe login'.
+func (e *env) sessionClient() (*client.Client, error) {
+	s, err := e.settings()
+	if err != nil {
+		return nil, err
+	}
+	if s.SessionToken == "" {
+		return nil, usagef("not signed in to %s: run 'callscribe login' first", s.BaseURL)
+	}
+	if e.getenv(envSession) == "" && !s.File.SessionExpiresAt.IsZero() && time.Now().After(s.File.SessionExpiresAt) {
+		return nil, usagef("the session saved by 'callscribe login' expired at %s: run 'callscribe login' again", formatWhen(s.File.SessionExpiresAt))
+	}
+	c, _, err := e.newClient(client.WithSessionToken(s.SessionToken))
+	return c, err
+}
+
+// isTTY reports whether w is a terminal (progress bars and prompts).
+func isTTY(w any) bool {
+	f, ok := w.(interface{ Fd() uintptr })
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// fancy reports whether stdout gets progress bars and status lines.
+func (e *env) fancy() bool {
+	if e.getenv("CALLSCRIBE_NO_PROGRESS") != "" || e.getenv("TERM") == "dumb" {
+		return false
+	}
+	return isTTY(e.stdout)
+}
+
+// cliVersion is the module version the binary was built from (go install
+// ...@v1.2.3), or "devel".
+func cliVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+// VersionCmd prints the versions.
+type VersionCmd struct{}
+
+func (VersionCmd) Help() string {
+	return "Example:\n\n    callscribe version"
+}
+
+func (VersionCmd) Run(e *env) error {
+	_, err := fmt.Fprintf(e.stdout, "callscribe %s (client library %s)\n", cliVersion(), client.Version)
+	return err
+}

@@ -1,0 +1,347 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/callscribe/callscribe/shared/client"
+)
+
+// JobsCmd groups the job commands.
+type JobsCmd struct {
+	List   JobsListCmd   `cmd:"" help:"List jobs of every type, newest first."`
+	Get    JobsGetCmd    `cmd:"" help:"Show one job: a transcript, a summary or tags."`
+	Delete JobsDeleteCmd `cmd:"" help:"Delete a job (its audio at once, its record after the retention period)."`
+}
+
+// JobsListCmd lists jobs.
+type JobsListCmd struct {
+	Status       string    `help:"Only jobs with this status: queued, processing, succeeded or failed." placeholder:"STATUS"`
+	Type         string    `help:"Only jobs of this type: transcription, summary or tags." placeholder:"TYPE"`
+	Language     string    `help:"Only jobs with exactly this language." placeholder:"LANG"`
+	CreatedAfter time.Time `name:"created-after" help:"Only jobs created after this RFC 3339 time, e.g. 2026-01-31T00:00:00Z." format:"2006-01-02T15:04:05Z07:00" placeholder:"TIME"`
+	JobID        string    `name:"job-id" help:"Only the job with this id." placeholder:"ID"`
+	Limit        int       `help:"Jobs per page (the service's default is 10, its maximum 100)." placeholder:"N"`
+	Cursor       string    `help:"Start at this cursor (printed after a page that has more)." placeholder:"CURSOR"`
+	All          bool      `help:"Follow the cursor through every page."`
+	JSON         bool      `name:"json" help:"One JSON object per line instead of a table."`
+}
+
+func (JobsListCmd) Help() string {
+	return `Examples:
+
+    callscribe jobs list
+    callscribe jobs list --status succeeded --type transcription --limit 50
+    callscribe jobs list --all --json | jq -r .job_id
+    callscribe jobs list --created-after 2026-01-31T00:00:00Z --all`
+}
+
+// Validate checks the filters before any request (a usage error, exit 2).
+func (c *JobsListCmd) Validate() error {
+	if c.Status != "" && !slices.Contains([]string{client.StatusQueued, client.StatusProcessing, client.StatusSucceeded, client.StatusFailed}, c.Status) {
+		return fmt.Errorf("--status must be queued, processing, succeeded or failed, not %q", c.Status)
+	}
+	if c.Type != "" && !slices.Contains([]string{client.TypeTranscription, client.TypeSummary, client.TypeTags}, c.Type) {
+		return fmt.Errorf("--type must be transcription, summary or tags, not %q", c.Type)
+	}
+	if c.Limit < 0 {
+		return fmt.Errorf("--limit must be positive")
+	}
+	return nil
+}
+
+func (c *JobsListCmd) Run(e *env) error {
+	cl, err := e.apiClient()
+	if err != nil {
+		return err
+	}
+	opts := client.ListOptions{
+		Limit: c.Limit, Cursor: c.Cursor, Status: c.Status, Type: c.Type,
+		Language: c.Language, CreatedAfter: c.CreatedAfter, JobID: c.JobID,
+	}
+	var jobs []client.JobSummary
+	next := ""
+	if c.All {
+		for j, err := range cl.AllJobs(e.ctx, opts) {
+			if err != nil {
+				return err
+			}
+			if c.JSON {
+				if err := writeJSONLine(e.stdout, j); err != nil {
+					return err
+				}
+				continue
+			}
+			jobs = append(jobs, j)
+		}
+	} else {
+		page, err := cl.ListJobs(e.ctx, opts)
+		if err != nil {
+			return err
+		}
+		jobs, next = page.Jobs, page.NextCursor
+		if c.JSON {
+			for _, j := range jobs {
+				if err := writeJSONLine(e.stdout, j); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if !c.JSON {
+		if err := writeJobTable(e.stdout, jobs); err != nil {
+			return err
+		}
+	}
+	if next != "" {
+		fmt.Fprintf(e.stderr, "More jobs: add --cursor %s (same filters), or use --all.\n", next)
+	}
+	return nil
+}
+
+func writeJSONLine(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+func writeJSONIndent(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// writeJobTable writes jobs as an aligned table.
+func writeJobTable(w io.Writer, jobs []client.JobSummary) error {
+	if len(jobs) == 0 {
+		_, err := fmt.Fprintln(w, "No jobs.")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "JOB ID\tTYPE\tSTATUS\tLANGUAGE\tAUDIO\tFILE\tCREATED")
+	for _, j := range jobs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+			j.ID, orDash(j.Type), j.Status, orDash(deref(j.Language)), formatSeconds(j.AudioSeconds),
+			orDash(deref(j.OriginalFilename)), formatWhen(j.CreatedAt))
+	}
+	return tw.Flush()
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// JobsGetCmd shows one job.
+type JobsGetCmd struct {
+	ID     string `arg:"" name:"job-id" help:"The job's id."`
+	Format string `short:"f" help:"Output: text (readable), json (the job as the API returns it), srt or vtt (subtitles of a transcription)." enum:"text,json,srt,vtt" default:"text"`
+}
+
+func (JobsGetCmd) Help() string {
+	return `The text format prints a transcript one line per turn ("[00:01.5] Agent: ..."),
+a summary as its topic and prose, tags as one line per category.
+
+Examples:
+
+    callscribe jobs get 7c0e8a4e-...
+    callscribe jobs get 7c0e8a4e-... --format json | jq .result.duration_seconds
+    callscribe jobs get 7c0e8a4e-... --format srt > call.srt`
+}
+
+func (c *JobsGetCmd) Run(e *env) error {
+	cl, err := e.apiClient()
+	if err != nil {
+		return err
+	}
+	switch c.Format {
+	case "srt", "vtt":
+		b, err := cl.Export(e.ctx, c.ID, client.ExportFormat(c.Format))
+		if err != nil {
+			return err
+		}
+		_, err = e.stdout.Write(b)
+		return err
+	}
+	job, err := cl.GetJob(e.ctx, c.ID)
+	if err != nil {
+		return err
+	}
+	if c.Format == "json" {
+		return writeJSONIndent(e.stdout, job)
+	}
+	return writeJobText(e.stdout, job)
+}
+
+// writeJobText writes a job readably: its result when it succeeded, its error
+// when it failed, its status otherwise.
+func writeJobText(w io.Writer, job *client.Job) error {
+	switch job.Status {
+	case client.StatusSucceeded:
+	case client.StatusFailed:
+		msg := "failed"
+		if job.Error != nil {
+			msg = "failed: " + orDefault(job.Error.Code, "error") + ": " + oneLine(job.Error.Message)
+			if pe := job.Error.ProviderError; pe != nil {
+				msg += " (provider: " + pe.Code + ": " + oneLine(pe.Message) + ")"
+			}
+		}
+		_, err := fmt.Fprintf(w, "Job %s (%s) %s\n", job.ID, job.Type, msg)
+		return err
+	default:
+		_, err := fmt.Fprintf(w, "Job %s (%s) is %s.\n", job.ID, job.Type, job.Status)
+		return err
+	}
+	var b strings.Builder
+	switch job.Type {
+	case client.TypeSummary:
+		r, err := job.Summary()
+		if err != nil {
+			return err
+		}
+		writeSummary(&b, r)
+	case client.TypeTags:
+		r, err := job.Tags()
+		if err != nil {
+			return err
+		}
+		writeTags(&b, r)
+	default:
+		r, err := job.Transcription()
+		if err != nil {
+			return err
+		}
+		writeTranscript(&b, r)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeTranscript writes one line per turn, `[mm:ss.s] Agent: text`.
+func writeTranscript(b *strings.Builder, r *client.TranscriptionResult) {
+	if len(r.Transcript) == 0 {
+		b.WriteString("(no speech)\n")
+		return
+	}
+	segs := slices.Clone(r.Transcript)
+	slices.SortStableFunc(segs, func(a, b client.Segment) int {
+		switch {
+		case a.TimeStart < b.TimeStart:
+			return -1
+		case a.TimeStart > b.TimeStart:
+			return 1
+		}
+		return 0
+	})
+	for _, s := range segs {
+		b.WriteString(turnLine(s.TimeStart, s.SpeakerAlias, s.Text))
+		b.WriteByte('\n')
+	}
+}
+
+func writeSummary(b *strings.Builder, r *client.SummaryResult) {
+	if r.Topic != nil && strings.TrimSpace(*r.Topic) != "" {
+		fmt.Fprintf(b, "Topic: %s\n\n", oneLine(*r.Topic))
+	}
+	b.WriteString(strings.TrimSpace(r.Summary))
+	b.WriteByte('\n')
+}
+
+func writeTags(b *strings.Builder, r *client.TagsResult) {
+	if len(r.Tags) == 0 {
+		b.WriteString("(no tags)\n")
+		return
+	}
+	names := make([]string, 0, len(r.Tags))
+	for k := range r.Tags {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	width := 0
+	for _, n := range names {
+		width = max(width, len(n))
+	}
+	for _, n := range names {
+		values := r.Tags[n]
+		v := strings.Join(values, ", ")
+		if len(values) == 0 {
+			v = "-"
+		}
+		fmt.Fprintf(b, "%-*s  %s\n", width+1, n+":", v)
+	}
+}
+
+// JobsDeleteCmd deletes a job.
+type JobsDeleteCmd struct {
+	ID string `arg:"" name:"job-id" help:"The job's id."`
+}
+
+func (JobsDeleteCmd) Help() string {
+	return `Deleting a transcription leaves the summaries and tags made from it.
+
+Example:
+
+    callscribe jobs delete 7c0e8a4e-...`
+}
+
+func (c *JobsDeleteCmd) Run(e *env) error {
+	cl, err := e.apiClient()
+	if err != nil {
+		return err
+	}
+	if err := cl.DeleteJob(e.ctx, c.ID); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(e.stdout, "Deleted job %s.\n", c.ID)
+	return err
+}
+
+// TaxonomyCmd prints the tag taxonomy.
+type TaxonomyCmd struct {
+	JSON bool `name:"json" help:"The taxonomy as JSON."`
+}
+
+func (TaxonomyCmd) Help() string {
+	return "Examples:\n\n    callscribe taxonomy\n    callscribe taxonomy --json"
+}
+
+func (c *TaxonomyCmd) Run(e *env) error {
+	cl, err := e.apiClient()
+	if err != nil {
+		return err
+	}
+	t, err := cl.Taxonomy(e.ctx)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return writeJSONIndent(e.stdout, t.Categories)
+	}
+	var b strings.Builder
+	for i, cat := range t.Categories {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "%s (%d to %d values)\n", cat.Name, cat.MinValues, cat.MaxValues)
+		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+		for _, v := range cat.Values {
+			fmt.Fprintf(tw, "  %s\t%s\n", v.Value, oneLine(v.Description))
+		}
+		tw.Flush()
+	}
+	_, err = io.WriteString(e.stdout, b.String())
+	return err
+}
