@@ -280,11 +280,15 @@ func (c *Client) do(ctx context.Context, req *request) (*response, error) {
 }
 
 // retryable: idempotent requests after transport errors and 5xx; any request
-// whose connection could not even be made (nothing was sent), if its body can
-// be sent again. 4xx never.
+// whose connection could not even be made (nothing was sent), and any request
+// refused with 429 RATE_LIMITED (the service did nothing with it: the budget
+// check comes first), if its body can be sent again. Other 4xx never.
 func (c *Client) retryable(req *request, err error) bool {
 	var apiErr *Error
 	if errors.As(err, &apiErr) {
+		if apiErr.Status == http.StatusTooManyRequests && apiErr.Code == CodeRateLimited {
+			return true
+		}
 		return req.idempotent && apiErr.Status >= 500
 	}
 	if req.idempotent {

@@ -67,7 +67,9 @@
 // failures) with exponential backoff and full jitter (DefaultRetryPolicy: 3
 // attempts, 500 ms base, 10 s cap), honouring Retry-After. 4xx answers are
 // never retried: they say the request itself is wrong, and repeating it will not
-// help (429 QUOTA_EXCEEDED included). Creates (POST) are not retried after the
+// help (429 QUOTA_EXCEEDED included), except 429 RATE_LIMITED, which any
+// method retries after its Retry-After (the service refused it before doing
+// anything, so even a create is safe to repeat). Creates (POST) are not retried after the
 // request may have reached the service, because a retry could create a second
 // job and meter its minutes twice; a POST is retried only when the connection
 // could not be made at all (nothing was sent). Every method takes a context;

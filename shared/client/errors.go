@@ -44,6 +44,7 @@ const (
 	CodeUploadNotFound   = "UPLOAD_NOT_FOUND"
 	CodeRequestTooLarge  = "REQUEST_TOO_LARGE"
 	CodeInvalidFormat    = "INVALID_FORMAT"
+	CodeRateLimited      = "RATE_LIMITED"
 )
 
 // Error is every error the service answered: a non-2xx response. Status is
@@ -208,8 +209,9 @@ func IsForbidden(err error) bool { return ErrorStatus(err) == http.StatusForbidd
 // IsQuotaExceeded reports a 429 QUOTA_EXCEEDED; its figures are in Error.Quota.
 func IsQuotaExceeded(err error) bool { return IsCode(err, CodeQuotaExceeded) }
 
-// IsRateLimited reports a 429 that is not QUOTA_EXCEEDED: a gateway's
-// throttling, worth retrying after Error.RetryAfter.
+// IsRateLimited reports a 429 that is not QUOTA_EXCEEDED: the service's
+// request budget (RATE_LIMITED) or a gateway's throttling, worth retrying
+// after Error.RetryAfter.
 func IsRateLimited(err error) bool {
 	return ErrorStatus(err) == http.StatusTooManyRequests && !IsQuotaExceeded(err)
 }

@@ -267,3 +267,24 @@ func TestWaitRequestTimeout(t *testing.T) {
 		t.Errorf("%v after %s", err, time.Since(start))
 	}
 }
+
+// 429 RATE_LIMITED is retried after its Retry-After for any method, a create
+// included: the service refuses over-budget requests before doing anything.
+// 429 QUOTA_EXCEEDED is never retried.
+func TestRetryRateLimitedEvenPOST(t *testing.T) {
+	limited := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "1")
+		w.WriteHeader(429)
+		w.Write([]byte(`{"error":{"code":"RATE_LIMITED","message":"slow down","details":{"retry_after_seconds":1}},"requestId":"r"}`))
+	}
+	c, calls := flaky(t, 1, limited, `{"job_id":"j2","type":"summary","status":"queued","requestId":"r"}`)
+	c = c.With(client.WithRetryPolicy(client.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Second}))
+	job, err := c.Summarize(t.Context(), client.SummarizeRequest{TranscriptText: "hi"})
+	if err != nil || job.ID != "j2" || calls.Load() != 2 {
+		t.Fatalf("POST after RATE_LIMITED: %+v, %v after %d calls", job, err, calls.Load())
+	}
+	c, calls = flaky(t, 1, status(429, `{"error":{"code":"QUOTA_EXCEEDED","message":"over","details":{"limit_minutes":5,"used_minutes":5,"file_minutes":1}},"requestId":"r"}`), jobBody)
+	if _, err := c.Summarize(t.Context(), client.SummarizeRequest{TranscriptText: "hi"}); !client.IsQuotaExceeded(err) || client.IsRateLimited(err) || calls.Load() != 1 {
+		t.Fatalf("QUOTA_EXCEEDED: %v after %d calls", err, calls.Load())
+	}
+}
