@@ -84,4 +84,8 @@
 // keeping free-form parts (meta_data) as json.RawMessage. The job types and
 // statuses are plain strings with constants (TypeSummary, StatusSucceeded...)
 // so a value from a newer service still reads.
+//
+// The package imports only the standard library; its tests run against the
+// real service (the local stack started in-process with the test speech
+// engine), and only the transport behaviour of retries against an httptest server.
 package client
