@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"text/tabwriter"
 
 	"golang.org/x/term"
+
+	"github.com/callscribe/callscribe/shared/client"
 )
 
 // LoginCmd signs in and saves the session.
@@ -30,6 +33,16 @@ Examples:
 }
 
 func (c *LoginCmd) Run(e *env) error {
+	email, password, err := readCredentials(e, c.Email, c.Password)
+	if err != nil {
+		return err
+	}
+	return signIn(e, email, password)
+}
+
+// readCredentials completes an email and password given by flags from the
+// terminal (the password without echo) or, piped, from stdin lines.
+func readCredentials(e *env, email, password string) (string, string, error) {
 	in := bufio.NewReader(e.stdin)
 	stdinFile, interactive := e.stdin.(*os.File)
 	interactive = interactive && term.IsTerminal(int(stdinFile.Fd()))
@@ -40,16 +53,15 @@ func (c *LoginCmd) Run(e *env) error {
 			fmt.Fprint(e.stderr, s)
 		}
 	}
-	email := strings.TrimSpace(c.Email)
+	email = strings.TrimSpace(email)
 	if email == "" {
 		prompt("Email: ")
 		line, err := readLine(in)
 		if err != nil {
-			return usagef("no email: pass --email or type it at the prompt")
+			return "", "", usagef("no email: pass --email or type it at the prompt")
 		}
 		email = line
 	}
-	password := c.Password
 	if password == "" {
 		prompt("Password: ")
 		var err error
@@ -62,9 +74,14 @@ func (c *LoginCmd) Run(e *env) error {
 			password, err = readLine(in)
 		}
 		if err != nil || password == "" {
-			return usagef("no password: type it at the prompt or pipe it on stdin")
+			return "", "", usagef("no password: type it at the prompt or pipe it on stdin")
 		}
 	}
+	return email, password, nil
+}
+
+// signIn signs in and saves the session in the config file.
+func signIn(e *env, email, password string) error {
 	cl, s, err := e.newClient()
 	if err != nil {
 		return err
@@ -91,6 +108,49 @@ func (c *LoginCmd) Run(e *env) error {
 	}
 	_, err = fmt.Fprintf(e.stdout, "Signed in to %s as %s%s (saved in %s).\n", s.BaseURL, email, until, s.ConfigPath)
 	return err
+}
+
+// SignupCmd creates an account and signs in.
+type SignupCmd struct {
+	Email    string `help:"Account email (prompted for when missing)."`
+	Password string `help:"Password, 10 to 72 characters (prompted for without echo when missing)."`
+	Code     string `help:"The confirmation code a Cognito user pool emailed, to finish a sign-up that asked for one."`
+}
+
+func (SignupCmd) Help() string {
+	return `Creates a dashboard account (the service's own sign-up locally, Cognito on AWS),
+then signs in and saves the session like 'login'. When a Cognito user pool asks to
+verify the email, run the command again with the emailed --code.
+
+Examples:
+
+    callscribe signup --email you@example.com
+    callscribe signup --email you@example.com --code 123456`
+}
+
+func (c *SignupCmd) Run(e *env) error {
+	email, password, err := readCredentials(e, c.Email, c.Password)
+	if err != nil {
+		return err
+	}
+	cl, _, err := e.newClient()
+	if err != nil {
+		return err
+	}
+	if c.Code != "" {
+		err = cl.ConfirmSignup(e.ctx, email, c.Code)
+	} else {
+		err = cl.Signup(e.ctx, email, password)
+	}
+	if errors.Is(err, client.ErrConfirmationRequired) {
+		_, err = fmt.Fprintf(e.stdout, "Account created; the service emailed a confirmation code to %s. Finish with:\n    callscribe signup --email %s --code CODE\n", email, email)
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "Created the account %s.\n", email)
+	return signIn(e, email, password)
 }
 
 // readLine reads one line without its line ending; EOF with nothing read is an error.

@@ -26,6 +26,7 @@ const (
 type CLI struct {
 	Globals
 
+	Signup     SignupCmd     `cmd:"" help:"Create a dashboard account, then sign in like 'login'."`
 	Login      LoginCmd      `cmd:"" help:"Sign in to the dashboard and save the session in the config file."`
 	Keys       KeysCmd       `cmd:"" help:"Create, list and revoke API keys (needs 'login')."`
 	Usage      UsageCmd      `cmd:"" help:"Show the account's transcription minute quota (needs 'login')."`
@@ -45,7 +46,7 @@ CALLSCRIBE_GATEWAY_KEY, CALLSCRIBE_CONFIG), then the config file that 'callscrib
 
 Quick start:
 
-    callscribe login --email you@example.com
+    callscribe signup --email you@example.com     # or 'login' with an existing account
     callscribe keys create --save
     callscribe transcribe --wait call.wav
     callscribe jobs list

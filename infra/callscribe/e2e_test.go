@@ -309,3 +309,25 @@ func TestGatewayKey(t *testing.T) {
 	cli.with(envGatewayKey, "gw-secret").ok("", "jobs", "list")
 	cli.ok("", "--gateway-key", "gw-secret", "taxonomy")
 }
+
+// signup creates the account and signs in like login: the session is saved.
+func TestSignupSignsIn(t *testing.T) {
+	base := startStack(t, 0)
+	cfgPath := filepath.Join(t.TempDir(), "config.json")
+	cli := &cliRunner{t: t, env: map[string]string{envBaseURL: base, envConfig: cfgPath}}
+	email := "signup-" + uuid.NewString()[:8] + "@example.com"
+	r := cli.ok("a-long-password-123\n", "signup", "--email", email)
+	if !strings.Contains(r.stdout, "Signed in to "+base) || !strings.Contains(r.stderr, "Created the account "+email) {
+		t.Fatalf("signup: stdout %q stderr %q", r.stdout, r.stderr)
+	}
+	if saved, _ := loadConfig(cfgPath); saved.SessionToken == "" || saved.Email != email {
+		t.Fatalf("signup saved %+v", saved)
+	}
+	if r := cli.ok("", "keys", "create", "--save"); strings.TrimSpace(r.stdout) == "" {
+		t.Fatal("no key after signup")
+	}
+	// The same email again: the service's EMAIL_TAKEN, one line, exit 1.
+	if r := cli.run("a-long-password-123\n", "signup", "--email", email); r.code != exitError || !strings.Contains(r.stderr, "EMAIL_TAKEN") || !errorLine.MatchString(r.stderr) {
+		t.Fatalf("second signup: exit %d stderr %q", r.code, r.stderr)
+	}
+}
