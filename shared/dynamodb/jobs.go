@@ -426,11 +426,12 @@ func (s *JobStore) listOne(ctx context.Context, req callscribe.ListRequest) (*ca
 
 // listedJob is what a transition needs to know of the stored job to keep the
 // filtered listing indexes in step: the account (their partition keys start
-// with it) and the language (immutable once set). Both are read before the
+// with it), the type and the language (immutable once set). Both are read before the
 // write; the write is conditioned on the account, so it can never pair a
 // status with the wrong account.
 type listedJob struct {
 	accountID string
+	jobType   callscribe.JobType // OrDefault
 	language  string
 }
 
@@ -445,13 +446,16 @@ func transitionUpdate(t callscribe.Transition, lj listedJob) (update, cond strin
 		"#id": attrID, "#status": attrStatus, "#updated": attrUpdatedAt,
 		"#deleted": attrDeletedAt, "#rev": attrRev,
 		"#lc": attrLifecycle, "#lcat": attrLifecycleAt,
-		"#acc": attrAccountID, "#accstatus": attrAccountStatus,
+		"#acc": attrAccountID, "#accstatus": attrAccountStatus, "#acctype": attrAccountType,
 	}
 	values = map[string]types.AttributeValue{
 		":to": str(string(t.To)), ":at": str(formatTime(t.At)), ":one": numInt(1),
 		":acc": str(lj.accountID), ":accstatus": str(accountKey(lj.accountID, string(t.To))),
+		":acctype": str(accountKey(lj.accountID, string(lj.jobType.OrDefault()))),
 	}
-	set := []string{"#status = :to", "#updated = :at", "#accstatus = :accstatus"}
+	// account_type never changes; writing it again is idempotent and fills it
+	// in on items written before the filtered indexes existed.
+	set := []string{"#status = :to", "#updated = :at", "#accstatus = :accstatus", "#acctype = :acctype"}
 	add := []string{"#rev :one"}
 	var remove []string
 	if len(t.Result) > 0 {
@@ -539,8 +543,8 @@ func (s *JobStore) readListed(ctx context.Context, id string) (*listedJob, error
 		TableName:                aws.String(s.tables.Jobs),
 		Key:                      jobKey(id),
 		ConsistentRead:           aws.Bool(true),
-		ProjectionExpression:     aws.String("#acc, #lang"),
-		ExpressionAttributeNames: map[string]string{"#acc": attrAccountID, "#lang": attrLanguage},
+		ProjectionExpression:     aws.String("#acc, #type, #lang"),
+		ExpressionAttributeNames: map[string]string{"#acc": attrAccountID, "#type": attrType, "#lang": attrLanguage},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("get job %s: %w", id, err)
@@ -549,7 +553,7 @@ func (s *JobStore) readListed(ctx context.Context, id string) (*listedJob, error
 		return nil, nil
 	}
 	r := &itemReader{item: out.Item}
-	lj := &listedJob{accountID: r.str(attrAccountID), language: r.str(attrLanguage)}
+	lj := &listedJob{accountID: r.str(attrAccountID), jobType: callscribe.JobType(r.str(attrType)).OrDefault(), language: r.str(attrLanguage)}
 	if r.err != nil {
 		return nil, fmt.Errorf("get job %s: %w", id, r.err)
 	}
@@ -627,7 +631,7 @@ func (s *JobStore) failJob(ctx context.Context, t callscribe.Transition) (*calls
 		}
 		// quota_released is the item's own record that its seconds went back: a
 		// second guard, beside the status, that a release never happens twice.
-		lj := listedJob{accountID: old.AccountID, language: old.Language}
+		lj := listedJob{accountID: old.AccountID, jobType: old.Type, language: old.Language}
 		if !release || sj.quotaReleased {
 			return s.updateJob(ctx, t, lj)
 		}
@@ -790,4 +794,70 @@ func (s *JobStore) UnfinishedJobIDs(ctx context.Context, limit int) ([]string, e
 		}
 	}
 	return ids, nil
+}
+
+// BackfillListingKeys gives live jobs written before the filtered listing
+// indexes existed their partition keys (account_status, account_type and,
+// with a language, account_language), so status, type and language filters
+// list them. Run it once after the indexes are added to an existing table: it
+// Scans the whole table (a one-off cost in proportion to the table) and
+// updates only items that lack a key. Each update is conditioned on the
+// status read, so a job that moves meanwhile keeps the keys its transition
+// wrote (every transition writes them too). It returns the number of items
+// updated; running it again updates nothing.
+func (s *JobStore) BackfillListingKeys(ctx context.Context) (int, error) {
+	in := &ddb.ScanInput{
+		TableName: aws.String(s.tables.Jobs),
+		FilterExpression: aws.String("attribute_exists(#sk) AND (attribute_not_exists(#accstatus) OR attribute_not_exists(#acctype)" +
+			" OR (attribute_exists(#lang) AND attribute_not_exists(#acclang)))"),
+		ProjectionExpression: aws.String("#id, #acc, #status, #type, #lang"),
+		ExpressionAttributeNames: map[string]string{
+			"#sk": attrListSK, "#accstatus": attrAccountStatus, "#acctype": attrAccountType, "#acclang": attrAccountLanguage,
+			"#id": attrID, "#acc": attrAccountID, "#status": attrStatus, "#type": attrType, "#lang": attrLanguage,
+		},
+	}
+	updated := 0
+	for p := ddb.NewScanPaginator(s.client, in); p.HasMorePages(); {
+		out, err := p.NextPage(ctx)
+		if err != nil {
+			return updated, fmt.Errorf("backfill listing keys: %w", err)
+		}
+		for _, item := range out.Items {
+			r := &itemReader{item: item}
+			id, acc, status, lang := r.str(attrID), r.str(attrAccountID), r.str(attrStatus), r.str(attrLanguage)
+			jobType := callscribe.JobType(r.str(attrType)).OrDefault()
+			if r.err != nil {
+				return updated, fmt.Errorf("backfill listing keys: job %s: %w", id, r.err)
+			}
+			update := "SET #accstatus = :accstatus, #acctype = :acctype"
+			names := map[string]string{"#sk": attrListSK, "#status": attrStatus, "#accstatus": attrAccountStatus, "#acctype": attrAccountType}
+			values := map[string]types.AttributeValue{
+				":status":    str(status),
+				":accstatus": str(accountKey(acc, status)),
+				":acctype":   str(accountKey(acc, string(jobType))),
+			}
+			if lang != "" {
+				update += ", #acclang = :acclang"
+				names["#acclang"] = attrAccountLanguage
+				values[":acclang"] = str(accountKey(acc, lang))
+			}
+			_, err := s.client.UpdateItem(ctx, &ddb.UpdateItemInput{
+				TableName:                 aws.String(s.tables.Jobs),
+				Key:                       jobKey(id),
+				UpdateExpression:          aws.String(update),
+				ConditionExpression:       aws.String("attribute_exists(#sk) AND #status = :status"),
+				ExpressionAttributeNames:  names,
+				ExpressionAttributeValues: values,
+			})
+			var ccf *types.ConditionalCheckFailedException
+			if errors.As(err, &ccf) {
+				continue // deleted or transitioned since the scan: nothing to fill in
+			}
+			if err != nil {
+				return updated, fmt.Errorf("backfill listing keys: job %s: %w", id, err)
+			}
+			updated++
+		}
+	}
+	return updated, nil
 }
