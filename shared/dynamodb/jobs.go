@@ -218,8 +218,9 @@ func (s *JobStore) read(ctx context.Context, id string) (*storedJob, error) {
 	return decodeJob(out.Item)
 }
 
-// listBatchFiltered is the Query Limit when a FilterExpression may drop items:
-// DynamoDB applies Limit before filtering, so a larger batch saves round trips.
+// listBatchFiltered is the largest Query Limit when a FilterExpression may
+// drop items: DynamoDB applies Limit before filtering, so larger batches save
+// round trips when few items match (queryPage starts with the page's size).
 const listBatchFiltered = 100
 
 // ListReadBudget is the most index items one ListJobs call reads when a
@@ -351,7 +352,8 @@ func (s *JobStore) listQuery(req callscribe.ListRequest) (q listingQuery, empty 
 // the query asks for exactly limit+1 items. With leftover filters DynamoDB
 // reads items and then drops those that do not match (Limit counts items
 // read, before filtering, and each is paid for), so the reads are bounded: in
-// batches of listBatchFiltered, at most ListReadBudget items per call. When
+// growing batches (the first as large as the page, up to listBatchFiltered),
+// at most ListReadBudget items per call. When
 // the budget runs out before the page is full the page is returned short,
 // with Next at the last item read (matching or not): the next call resumes
 // right after it, so no job is skipped or listed twice, and a caller paging
@@ -363,10 +365,14 @@ func (s *JobStore) queryPage(ctx context.Context, q listingQuery, limit int) (*c
 	read := 0
 	var items []map[string]types.AttributeValue
 	var stoppedAt map[string]types.AttributeValue // the last key read when the budget ran out
-	for {
-		batch := want - len(items)
+	for batch := 0; ; {
 		if q.residual {
-			batch = min(max(batch, listBatchFiltered), s.listBudget-read)
+			// The first query asks for the page as if every item matched;
+			// each further one for up to four times more, to at most
+			// listBatchFiltered, and never past the budget.
+			batch = min(max(want-len(items), min(4*batch, listBatchFiltered)), s.listBudget-read)
+		} else {
+			batch = want - len(items)
 		}
 		in.Limit = aws.Int32(int32(batch))
 		out, err := s.client.Query(ctx, in)
