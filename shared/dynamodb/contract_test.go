@@ -89,6 +89,10 @@ func (s countingJobStore) CreateJobsForTest(ctx context.Context, jobs []*callscr
 func (s countingJobStore) ItemsRead() int64 { return s.reads.Load() }
 
 func newCountingJobStore(t *testing.T) countingJobStore {
+	return newCountingStoreOn(newTables(t))
+}
+
+func newCountingStoreOn(names TableNames) countingJobStore {
 	reads := new(atomic.Int64)
 	count := middleware.InitializeMiddlewareFunc("countItemsRead", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 		out, md, err := next.HandleInitialize(ctx, in)
@@ -109,5 +113,5 @@ func newCountingJobStore(t *testing.T) countingJobStore {
 			return stack.Initialize.Add(count, middleware.After)
 		})
 	})
-	return countingJobStore{JobStore: NewJobStore(counting, newTables(t), retention), reads: reads}
+	return countingJobStore{JobStore: NewJobStore(counting, names, retention), reads: reads}
 }

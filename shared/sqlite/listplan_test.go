@@ -1,6 +1,9 @@
 package sqlite
 
 import (
+	"database/sql"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -110,6 +113,58 @@ func TestListQueryPlans(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// TestMigrationTwoIndexesAnExistingDatabase opens a database left at schema
+// version 1 with a job from before jobs had a type (type NULL): migration 2
+// adds the filter indexes, and the type=transcription filter, now a range of
+// jobs_by_account_type, still lists that job.
+func TestMigrationTwoIndexesAnExistingDatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v1.db")
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{
+		migrations[0],
+		`CREATE TABLE schema_version (version INTEGER NOT NULL)`,
+		`INSERT INTO schema_version (version) VALUES (1)`,
+		`INSERT INTO jobs (id, account_id, type, status, language, created_at, updated_at) VALUES ('legacy', 'acc', NULL, 'succeeded', 'en', 1, 1)`,
+		`INSERT INTO jobs (id, account_id, type, status, language, created_at, updated_at) VALUES ('summary', 'acc', 'summary', 'succeeded', 'en', 2, 2)`,
+	} {
+		if _, err := raw.Exec(stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	if err := raw.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	db := reopen(t, path)
+	if v, err := db.SchemaVersion(t.Context()); err != nil || v != len(migrations) || v < 2 {
+		t.Fatalf("SchemaVersion = %d, %v; want %d", v, err, len(migrations))
+	}
+	for _, c := range []struct {
+		filter callscribe.JobFilter
+		want   []string
+	}{
+		{callscribe.JobFilter{Type: callscribe.TypeTranscription}, []string{"legacy"}},
+		{callscribe.JobFilter{Type: callscribe.TypeSummary}, []string{"summary"}},
+		{callscribe.JobFilter{Status: callscribe.StatusSucceeded}, []string{"summary", "legacy"}},
+		{callscribe.JobFilter{Language: "en", Type: callscribe.TypeTranscription}, []string{"legacy"}},
+	} {
+		page, err := db.Jobs().ListJobs(t.Context(), callscribe.ListRequest{AccountID: "acc", Filter: c.filter, Limit: 10})
+		if err != nil {
+			t.Fatalf("ListJobs %+v: %v", c.filter, err)
+		}
+		var got []string
+		for _, j := range page.Jobs {
+			got = append(got, j.ID)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("ListJobs %+v = %v, want %v", c.filter, got, c.want)
 		}
 	}
 }
