@@ -353,9 +353,9 @@ func (s *JobStore) listQuery(req callscribe.ListRequest) (q listingQuery, empty 
 // reads items and then drops those that do not match (Limit counts items
 // read, before filtering, and each is paid for), so the reads are bounded: in
 // growing batches (the first as large as the page, up to listBatchFiltered),
-// at most ListReadBudget items per call. When
-// the budget runs out before the page is full the page is returned short,
-// with Next at the last item read (matching or not): the next call resumes
+// at most ListReadBudget items per call. When the budget runs out before the
+// page is full the page is returned short (possibly empty), with Next at the
+// last item read (matching or not): the next call resumes
 // right after it, so no job is skipped or listed twice, and a caller paging
 // through gets every matching job exactly once, in order, spending at most the
 // budget per request.
@@ -432,9 +432,9 @@ func (s *JobStore) listOne(ctx context.Context, req callscribe.ListRequest) (*ca
 
 // listedJob is what a transition needs to know of the stored job to keep the
 // filtered listing indexes in step: the account (their partition keys start
-// with it), the type and the language (immutable once set). Both are read before the
-// write; the write is conditioned on the account, so it can never pair a
-// status with the wrong account.
+// with it), the type and the language (none changes once set). They are read
+// before the write, and the write is conditioned on the account, so it can
+// never pair a status with the wrong account.
 type listedJob struct {
 	accountID string
 	jobType   callscribe.JobType // OrDefault
