@@ -208,6 +208,17 @@ type JobFilter struct {
 	JobID        string
 }
 
+// FilterField names one of the equality filters a store keeps an index for
+// (status, type, language); "" means none.
+type FilterField string
+
+const (
+	FilterNone     FilterField = ""
+	FilterStatus   FilterField = "status"
+	FilterType     FilterField = "type"
+	FilterLanguage FilterField = "language"
+)
+
 // Position is where a listing page ends: the (created_at, job_id) of its last job.
 // Listings are ordered newest first by (created_at DESC, job_id DESC).
 type Position struct {

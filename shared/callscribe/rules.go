@@ -88,6 +88,30 @@ func (f JobFilter) Matches(j *Job) bool {
 	return true
 }
 
+// IndexField returns the equality filter a store should read by its index when
+// a listing sets several, so the other filters are checked on as few rows as
+// possible. Stores keep no statistics, so it ranks by how jobs are spread in
+// practice: queued, processing and failed jobs are a small part of an account
+// (jobs pass through the first two and most succeed); summaries and tags are
+// made from transcriptions, so fewer than them; a language is one of several;
+// and transcriptions and succeeded jobs are most of an account. Ties keep that
+// order (status before type before language). The answer is the same on every
+// store, so a combination reads the same index everywhere.
+func (f JobFilter) IndexField() FilterField {
+	best, bestRank := FilterNone, 0
+	consider := func(field FilterField, set bool, rank int) {
+		if set && (best == FilterNone || rank < bestRank) {
+			best, bestRank = field, rank
+		}
+	}
+	consider(FilterStatus, f.Status != "" && f.Status != StatusSucceeded, 1)
+	consider(FilterType, f.Type != "" && f.Type.OrDefault() != TypeTranscription, 2)
+	consider(FilterLanguage, f.Language != "", 3)
+	consider(FilterType, f.Type.OrDefault() == TypeTranscription && f.Type != "", 4)
+	consider(FilterStatus, f.Status == StatusSucceeded, 5)
+	return best
+}
+
 // Follows reports whether j comes after position p in a listing's order
 // (newest first by created_at, then id, both descending): the jobs a page
 // that starts after p may show.

@@ -197,3 +197,26 @@ func TestJobFilterMatchesAndListOrder(t *testing.T) {
 		t.Error("another account's listing includes the job")
 	}
 }
+
+func TestJobFilterIndexField(t *testing.T) {
+	cases := []struct {
+		f    JobFilter
+		want FilterField
+	}{
+		{JobFilter{}, FilterNone},
+		{JobFilter{JobID: "x", CreatedAfter: &time.Time{}}, FilterNone},
+		{JobFilter{Status: StatusSucceeded}, FilterStatus},
+		{JobFilter{Type: TypeTranscription}, FilterType},
+		{JobFilter{Language: "en"}, FilterLanguage},
+		{JobFilter{Status: StatusFailed, Type: TypeTags, Language: "en"}, FilterStatus},
+		{JobFilter{Status: StatusSucceeded, Type: TypeTags, Language: "en"}, FilterType},
+		{JobFilter{Status: StatusSucceeded, Type: TypeTranscription, Language: "en"}, FilterLanguage},
+		{JobFilter{Status: StatusSucceeded, Type: TypeTranscription}, FilterType},
+		{JobFilter{Status: StatusQueued, Type: TypeSummary}, FilterStatus},
+	}
+	for _, c := range cases {
+		if got := c.f.IndexField(); got != c.want {
+			t.Errorf("%+v.IndexField() = %q, want %q", c.f, got, c.want)
+		}
+	}
+}

@@ -12,7 +12,9 @@
 // times are fixed-width UTC strings "2006-01-02T15:04:05.000000000Z" so that
 // string order is time order and nanoseconds survive. Items written before jobs
 // had a type have no `type` attribute; they read as transcription and match a
-// type=transcription filter. Two GSIs:
+// type=transcription filter. Five GSIs; the four listing indexes are
+// sparse through list_sk (deleting a job removes it, which takes the job out
+// of every listing index at once):
 //
 //   - account-created-index: account_id (HASH) + list_sk (RANGE), projection
 //     INCLUDE of the job-summary attributes (type, status, source_job_id,
@@ -23,15 +25,53 @@
 //     an account newest first in (created_at DESC, id DESC) order. created_after is
 //     a key condition (list_sk > created_after + "~"; "~" sorts after "#", so a job
 //     created exactly at created_after is excluded). The job_id filter is a
-//     consistent GetItem. Status, type and language are a FilterExpression; since
-//     DynamoDB applies Limit before filtering, ListJobs keeps querying until it
-//     has Limit+1 matching items or the index is exhausted, so a page is never
-//     short while more items match, and Next is nil exactly on the last page.
-//     Next is the Position (created_at, id) of the page's last job; the next page's
-//     ExclusiveStartKey is rebuilt from it (account_id, list_sk, id), so no
-//     LastEvaluatedKey ever leaves the package and the HTTP layer makes the opaque,
-//     tamper-evident cursor. Deleting a job removes list_sk, which takes it out of
-//     this (sparse) index.
+//     consistent GetItem.
+//
+//   - account-status-index, account-type-index, account-language-index:
+//     account_status, account_type or account_language (HASH) + list_sk (RANGE),
+//     the same projection plus account_id. Their partition keys are account_id +
+//     "#" + the job's status, type (transcription for items without a type) or
+//     language (absent, so the job is not in the index, while it has none): one
+//     partition is exactly one account's jobs with that value, in listing order,
+//     so a status, type or language filter is a key condition and a page reads
+//     limit+1 items however many jobs the account has (a filter that matches
+//     nothing reads none). A FilterExpression would cost read units in
+//     proportion to the account instead: DynamoDB bills the items it reads
+//     before filtering. Composite partition keys were chosen over composite sort
+//     keys (status#created_at#id under account_id) because they need one
+//     sort key for all indexes, keep created_after a plain range on list_sk,
+//     and spread a large account's filtered reads over several partitions.
+//
+//     ListJobs queries the index of the most selective equality filter
+//     (callscribe.JobFilter.IndexField, a fixed ranking, as the store keeps no
+//     statistics); the other filters of a combination are a FilterExpression
+//     (and account_id is checked too, so an account id containing "#" could
+//     never reach another account's partition). Such a query reads in batches
+//     growing from the page size to 100, at most ListReadBudget (1000) items per
+//     call; when the budget runs out before the page is full, the page is
+//     returned short (possibly empty) with Next at the position of the last item
+//     read, taken from LastEvaluatedKey's list_sk, so the next call resumes right
+//     after it: paging on lists every match once, in order, and each request
+//     costs at most the budget. Otherwise the store keeps querying until it has
+//     limit+1 matching items or the index is exhausted, so Next is nil exactly
+//     on the last page. Next is a Position (created_at, id); the next page's
+//     ExclusiveStartKey is rebuilt from it (the index's partition key, list_sk,
+//     id), so no LastEvaluatedKey ever leaves the package and the HTTP layer
+//     makes the opaque, tamper-evident cursor.
+//
+//     The keys are written with the job, and every transition rewrites
+//     account_status (and account_type, idempotently) and, when it records a
+//     detected language, sets account_language with if_not_exists as it does
+//     language, in the same conditional UpdateItem or quota-release transaction
+//     that changes the status: a job moves between partitions exactly when its
+//     status changes. The account is not part of a Transition, so a transition
+//     first reads the job's account_id, type and language (a consistent GetItem;
+//     none of them changes once set; read units are by item size, at most a
+//     quarter of the update's write units) and the write is conditioned on that
+//     account. Items written before these indexes existed lack the keys;
+//     BackfillListingKeys writes them (one Scan), and CloudFormation adds one
+//     GSI per stack update, so an existing stack takes three updates first.
+//
 //   - lifecycle-index: lifecycle (HASH) + lifecycle_at (RANGE), projection
 //     KEYS_ONLY, sparse: only jobs in queued/processing (lifecycle="unfinished",
 //     lifecycle_at=list_sk) or deleted (lifecycle="deleted",

@@ -2,7 +2,9 @@ package dynamodb
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -118,6 +120,7 @@ func TestLegacyItemWithoutType(t *testing.T) {
 	s := NewJobStore(client, names, retention)
 	legacy := job("acc", t0)
 	legacy.Type = ""
+	legacy.Language = "de"
 	item, err := jobItem(legacy)
 	if err != nil {
 		t.Fatal(err)
@@ -125,6 +128,10 @@ func TestLegacyItemWithoutType(t *testing.T) {
 	if _, ok := item[attrType]; ok {
 		t.Fatal("jobItem wrote a type for a job without one")
 	}
+	// Written before the filtered listing indexes existed, too.
+	delete(item, attrAccountStatus)
+	delete(item, attrAccountType)
+	delete(item, attrAccountLanguage)
 	if _, err := client.PutItem(t.Context(), &ddb.PutItemInput{TableName: aws.String(names.Jobs), Item: item}); err != nil {
 		t.Fatal(err)
 	}
@@ -136,9 +143,19 @@ func TestLegacyItemWithoutType(t *testing.T) {
 	if err != nil || got.Type != callscribe.TypeTranscription {
 		t.Fatalf("GetJob(legacy) = %+v, %v; want type transcription", got, err)
 	}
-	page, err := s.ListJobs(t.Context(), callscribe.ListRequest{AccountID: "acc", Limit: 10, Filter: callscribe.JobFilter{Type: callscribe.TypeTranscription}})
-	if err != nil || len(page.Jobs) != 1 || page.Jobs[0].ID != legacy.ID {
-		t.Fatalf("type=transcription listing = %v, %v; want only the legacy job", page, err)
+	// The type filter is a key condition of account-type-index, which the
+	// legacy item is not in until BackfillListingKeys has run.
+	if n, err := s.BackfillListingKeys(t.Context()); err != nil || n != 1 {
+		t.Fatalf("BackfillListingKeys = %d, %v; want 1 item updated", n, err)
+	}
+	for _, f := range []callscribe.JobFilter{{Type: callscribe.TypeTranscription}, {Status: callscribe.StatusQueued, Type: callscribe.TypeTranscription}, {Status: callscribe.StatusQueued, Language: "de"}, {Language: "de"}} {
+		page, err := s.ListJobs(t.Context(), callscribe.ListRequest{AccountID: "acc", Limit: 10, Filter: f})
+		if err != nil || len(page.Jobs) != 1 || page.Jobs[0].ID != legacy.ID {
+			t.Fatalf("listing %+v = %v, %v; want only the legacy job", f, page, err)
+		}
+	}
+	if n, err := s.BackfillListingKeys(t.Context()); err != nil || n != 0 {
+		t.Fatalf("second BackfillListingKeys = %d, %v; want nothing to do", n, err)
 	}
 }
 
@@ -272,5 +289,79 @@ func TestListingCarriesSummaryOnly(t *testing.T) {
 	}
 	if got.Result != nil || got.Metadata != nil {
 		t.Fatalf("listed job carries result %s / metadata %s; the listing index should not project them", got.Result, got.Metadata)
+	}
+}
+
+// TestListBudgetResumesExactly walks combinations of filters with budgets from
+// 1 item up and pages of 2 and 5, so the budget runs out at
+// every possible point of a page (before any match, exactly at a full page,
+// between a full page and the look-ahead item): every walk lists every match
+// exactly once, in order, and no call reads more than the budget.
+func TestListBudgetResumesExactly(t *testing.T) {
+	names := newTables(t)
+	s := newCountingStoreOn(names)
+	var all []*callscribe.Job
+	for i := range 60 {
+		j := job("acc", t0.Add(time.Duration(i/2)*time.Second)) // ties in pairs
+		j.Status = callscribe.StatusSucceeded
+		if i%7 == 3 || i%11 == 0 {
+			j.Language = "de"
+		}
+		all = append(all, j)
+	}
+	if err := s.CreateJobsForTest(t.Context(), all); err != nil {
+		t.Fatal(err)
+	}
+	sorted := slices.Clone(all)
+	slices.SortFunc(sorted, func(a, b *callscribe.Job) int { // newest first, ties by id descending
+		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(b.ID, a.ID)
+	})
+	// The first reads account-type-index (transcription: all 60 jobs) and
+	// checks the status item by item, matching everything; the second reads
+	// account-language-index and checks the status.
+	filters := []callscribe.JobFilter{
+		{Status: callscribe.StatusSucceeded, Type: callscribe.TypeTranscription},
+		{Status: callscribe.StatusSucceeded, Language: "de"},
+	}
+	for _, filter := range filters {
+		var wantF []string
+		for _, j := range sorted {
+			if filter.Matches(j) {
+				wantF = append(wantF, j.ID)
+			}
+		}
+		for _, budget := range []int{1, 2, 3, 5, 6, 7, 12} {
+			for _, limit := range []int{2, 5} {
+				s.listBudget = budget
+				req := callscribe.ListRequest{AccountID: "acc", Filter: filter, Limit: limit}
+				var got []string
+				for pages := 0; ; pages++ {
+					if pages > 200 {
+						t.Fatalf("budget %d, limit %d: listing does not end", budget, limit)
+					}
+					before := s.ItemsRead()
+					p, err := s.ListJobs(t.Context(), req)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if read := s.ItemsRead() - before; read > int64(budget) {
+						t.Fatalf("budget %d, limit %d: a call read %d items", budget, limit, read)
+					}
+					for _, j := range p.Jobs {
+						got = append(got, j.ID)
+					}
+					if p.Next == nil {
+						break
+					}
+					req.After = p.Next
+				}
+				if !slices.Equal(got, wantF) {
+					t.Fatalf("filter %+v, budget %d, limit %d: listed %v, want %v", filter, budget, limit, got, wantF)
+				}
+			}
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -42,6 +43,12 @@ const (
 	attrLifecycle        = "lifecycle"
 	attrLifecycleAt      = "lifecycle_at"
 	attrRev              = "rev"
+	// The partition keys of the filtered listing indexes: account_id + "#" + the
+	// job's status, type (transcription when it has none) or language (absent
+	// while the job has none). See listKeyAttr.
+	attrAccountStatus   = "account_status"
+	attrAccountType     = "account_type"
+	attrAccountLanguage = "account_language"
 
 	attrMonth       = "month"
 	attrUsedSeconds = "used_seconds"
@@ -71,6 +78,24 @@ func parseTime(s string) (time.Time, error) { return time.Parse(time.RFC3339Nano
 
 // listKey is the sort key of listings: newest first is descending string order.
 func listKey(createdAt time.Time, id string) string { return formatTime(createdAt) + "#" + id }
+
+// parseListKey splits a list key into the position it stands for.
+func parseListKey(sk string) (callscribe.Position, error) {
+	at, id, ok := strings.Cut(sk, "#")
+	if !ok || id == "" {
+		return callscribe.Position{}, fmt.Errorf("malformed list key %q", sk)
+	}
+	t, err := parseTime(at)
+	if err != nil {
+		return callscribe.Position{}, fmt.Errorf("malformed list key %q: %w", sk, err)
+	}
+	return callscribe.Position{CreatedAt: t, JobID: id}, nil
+}
+
+// accountKey is the value of a filtered listing index's partition key: the
+// account and the filtered value, so one partition holds exactly the jobs of
+// one account with that status, type or language.
+func accountKey(accountID, value string) string { return accountID + "#" + value }
 
 func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
 
@@ -129,6 +154,11 @@ func jobItem(j *callscribe.Job) (map[string]types.AttributeValue, error) {
 		if av != nil {
 			item[name] = av
 		}
+	}
+	item[attrAccountStatus] = str(accountKey(j.AccountID, string(j.Status)))
+	item[attrAccountType] = str(accountKey(j.AccountID, string(j.Type.OrDefault())))
+	if j.Language != "" {
+		item[attrAccountLanguage] = str(accountKey(j.AccountID, j.Language))
 	}
 	if unfinished(j.Status) {
 		item[attrLifecycle] = str(lifecycleUnfinished)

@@ -18,9 +18,10 @@ import (
 
 // JobStore is callscribe.JobStore on DynamoDB (key design in the package comment).
 type JobStore struct {
-	client    *ddb.Client
-	tables    TableNames
-	retention time.Duration
+	client     *ddb.Client
+	tables     TableNames
+	retention  time.Duration
+	listBudget int // ListReadBudget
 }
 
 var _ callscribe.JobStore = (*JobStore)(nil)
@@ -29,7 +30,7 @@ var _ callscribe.JobStore = (*JobStore)(nil)
 // deleted job's item is kept before DynamoDB TTL purges it (expires_at =
 // deleted_at + retention).
 func NewJobStore(client *ddb.Client, tables TableNames, retention time.Duration) *JobStore {
-	return &JobStore{client: client, tables: tables, retention: retention}
+	return &JobStore{client: client, tables: tables, retention: retention, listBudget: ListReadBudget}
 }
 
 // transactionAttempts bounds retries of transactions cancelled by a concurrent
@@ -217,9 +218,19 @@ func (s *JobStore) read(ctx context.Context, id string) (*storedJob, error) {
 	return decodeJob(out.Item)
 }
 
-// listBatchFiltered is the Query Limit when a FilterExpression may drop items:
-// DynamoDB applies Limit before filtering, so a larger batch saves round trips.
+// listBatchFiltered is the largest Query Limit when a FilterExpression may
+// drop items: DynamoDB applies Limit before filtering, so larger batches save
+// round trips when few items match (queryPage starts with the page's size).
 const listBatchFiltered = 100
+
+// ListReadBudget is the most index items one ListJobs call reads when a
+// combination of filters leaves some to check item by item (see queryPage).
+// 1000 listed items are about 300 KB of index: some 40 read units, eventually
+// consistent, a few Query round trips.
+const ListReadBudget = 1000
+
+// ListReadBudget returns the most items one ListJobs call reads.
+func (s *JobStore) ListReadBudget() int { return s.listBudget }
 
 // ListJobs returns a page of job summaries: listed jobs are guaranteed to carry
 // only the attributes projected into the listing index (listedAttributes), not
@@ -231,24 +242,43 @@ func (s *JobStore) ListJobs(ctx context.Context, req callscribe.ListRequest) (*c
 	if req.Filter.JobID != "" {
 		return s.listOne(ctx, req)
 	}
-	in, empty := s.listQuery(req)
+	q, empty := s.listQuery(req)
 	if empty {
 		return &callscribe.JobPage{Jobs: []*callscribe.Job{}}, nil
 	}
-	return s.queryPage(ctx, in, req.Limit)
+	return s.queryPage(ctx, q, req.Limit)
+}
+
+// listingQuery is a listing Query and whether its FilterExpression drops items
+// (filters left over beside the index's own).
+type listingQuery struct {
+	in       *ddb.QueryInput
+	residual bool
 }
 
 // listQuery translates a listing request (callscribe.ListRequest.Includes)
-// into a Query on the account's listing index, newest first: created_after is
-// a key condition on list_sk, the cursor the start key, and status, type and
-// language a filter expression. empty reports a request
-// that can match nothing (a cursor older than created_after), which DynamoDB
-// would reject as a start key outside the key condition.
-func (s *JobStore) listQuery(req callscribe.ListRequest) (in *ddb.QueryInput, empty bool) {
+// into a Query, newest first, on the index of its most selective equality
+// filter (callscribe.JobFilter.IndexField): account-status-index,
+// account-type-index or account-language-index, whose partition is the
+// account's jobs with that value, or account-created-index without one.
+// created_after is a key condition on list_sk, the cursor the start key, and
+// the other equality filters of a combination a filter expression. empty
+// reports a request that can match nothing (a cursor older than created_after),
+// which DynamoDB would reject as a start key outside the key condition.
+func (s *JobStore) listQuery(req callscribe.ListRequest) (q listingQuery, empty bool) {
 	f := req.Filter
-	keyCond := "#acc = :acc"
-	names := map[string]string{"#acc": attrAccountID}
-	values := map[string]types.AttributeValue{":acc": str(req.AccountID)}
+	index, hashAttr, hashValue := IndexAccountCreated, attrAccountID, req.AccountID
+	switch f.IndexField() {
+	case callscribe.FilterStatus:
+		index, hashAttr, hashValue = IndexAccountStatus, attrAccountStatus, accountKey(req.AccountID, string(f.Status))
+	case callscribe.FilterType:
+		index, hashAttr, hashValue = IndexAccountType, attrAccountType, accountKey(req.AccountID, string(f.Type))
+	case callscribe.FilterLanguage:
+		index, hashAttr, hashValue = IndexAccountLanguage, attrAccountLanguage, accountKey(req.AccountID, f.Language)
+	}
+	keyCond := "#hash = :hash"
+	names := map[string]string{"#hash": hashAttr}
+	values := map[string]types.AttributeValue{":hash": str(hashValue)}
 	var lower string
 	if f.CreatedAfter != nil {
 		// "~" sorts after "#" and every id character: excludes created_at == CreatedAfter.
@@ -261,22 +291,22 @@ func (s *JobStore) listQuery(req callscribe.ListRequest) (in *ddb.QueryInput, em
 	if req.After != nil {
 		after := listKey(req.After.CreatedAt, req.After.JobID)
 		if lower != "" && after <= lower {
-			return nil, true
+			return listingQuery{}, true
 		}
 		startKey = map[string]types.AttributeValue{
-			attrAccountID: str(req.AccountID),
-			attrListSK:    str(after),
-			attrID:        str(req.After.JobID),
+			hashAttr:   str(hashValue),
+			attrListSK: str(after),
+			attrID:     str(req.After.JobID),
 		}
 	}
 
 	var filters []string
-	if f.Status != "" {
+	if f.Status != "" && index != IndexAccountStatus {
 		filters = append(filters, "#status = :status")
 		names["#status"] = attrStatus
 		values[":status"] = str(string(f.Status))
 	}
-	if f.Type != "" {
+	if f.Type != "" && index != IndexAccountType {
 		names["#type"] = attrType
 		values[":type"] = str(string(f.Type))
 		if f.Type == callscribe.TypeTranscription {
@@ -285,14 +315,23 @@ func (s *JobStore) listQuery(req callscribe.ListRequest) (in *ddb.QueryInput, em
 			filters = append(filters, "#type = :type")
 		}
 	}
-	if f.Language != "" {
+	if f.Language != "" && index != IndexAccountLanguage {
 		filters = append(filters, "#lang = :lang")
 		names["#lang"] = attrLanguage
 		values[":lang"] = str(f.Language)
 	}
-	in = &ddb.QueryInput{
+	residual := len(filters) > 0
+	if index != IndexAccountCreated {
+		// The partition key already names the account; checking account_id as
+		// well costs no read and keeps an account id that contained "#" from
+		// ever listing another account's jobs.
+		filters = append(filters, "#acc = :acc")
+		names["#acc"] = attrAccountID
+		values[":acc"] = str(req.AccountID)
+	}
+	in := &ddb.QueryInput{
 		TableName:                 aws.String(s.tables.Jobs),
-		IndexName:                 aws.String(IndexAccountCreated),
+		IndexName:                 aws.String(index),
 		KeyConditionExpression:    aws.String(keyCond),
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,
@@ -302,29 +341,51 @@ func (s *JobStore) listQuery(req callscribe.ListRequest) (in *ddb.QueryInput, em
 	if len(filters) > 0 {
 		in.FilterExpression = aws.String(strings.Join(filters, " AND "))
 	}
-	return in, false
+	return listingQuery{in: in, residual: residual}, false
 }
 
 // queryPage runs the listing query until the page is full, reading one item
 // beyond it to tell whether there is a next page (so Next is nil on the last
-// page instead of pointing at an empty one). A filtered query reads in larger
-// batches, since the filter may discard most of what a batch reads.
-func (s *JobStore) queryPage(ctx context.Context, in *ddb.QueryInput, limit int) (*callscribe.JobPage, error) {
-	filtered := in.FilterExpression != nil
+// page instead of pointing at an empty one).
+//
+// Without leftover filters every item the index range yields is listed, so
+// the query asks for exactly limit+1 items. With leftover filters DynamoDB
+// reads items and then drops those that do not match (Limit counts items
+// read, before filtering, and each is paid for), so the reads are bounded: in
+// growing batches (the first as large as the page, up to listBatchFiltered),
+// at most ListReadBudget items per call. When the budget runs out before the
+// page is full the page is returned short (possibly empty), with Next at the
+// last item read (matching or not): the next call resumes
+// right after it, so no job is skipped or listed twice, and a caller paging
+// through gets every matching job exactly once, in order, spending at most the
+// budget per request.
+func (s *JobStore) queryPage(ctx context.Context, q listingQuery, limit int) (*callscribe.JobPage, error) {
+	in := q.in
 	want := limit + 1
+	read := 0
 	var items []map[string]types.AttributeValue
-	for {
-		batch := want - len(items)
-		if filtered {
-			batch = max(batch, listBatchFiltered)
+	var stoppedAt map[string]types.AttributeValue // the last key read when the budget ran out
+	for batch := 0; ; {
+		if q.residual {
+			// The first query asks for the page as if every item matched;
+			// each further one for up to four times more, to at most
+			// listBatchFiltered, and never past the budget.
+			batch = min(max(want-len(items), min(4*batch, listBatchFiltered)), s.listBudget-read)
+		} else {
+			batch = want - len(items)
 		}
 		in.Limit = aws.Int32(int32(batch))
 		out, err := s.client.Query(ctx, in)
 		if err != nil {
 			return nil, fmt.Errorf("list jobs: %w", err)
 		}
+		read += int(out.ScannedCount)
 		items = append(items, out.Items...)
 		if len(items) >= want || len(out.LastEvaluatedKey) == 0 {
+			break
+		}
+		if q.residual && read >= s.listBudget {
+			stoppedAt = out.LastEvaluatedKey
 			break
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
@@ -338,9 +399,19 @@ func (s *JobStore) queryPage(ctx context.Context, in *ddb.QueryInput, limit int)
 		}
 		page.Jobs = append(page.Jobs, sj.job)
 	}
-	if len(items) > limit {
+	switch {
+	case len(items) > limit:
 		last := page.Jobs[len(page.Jobs)-1]
 		page.Next = &callscribe.Position{CreatedAt: last.CreatedAt, JobID: last.ID}
+	case stoppedAt != nil:
+		// LastEvaluatedKey stays inside the package: only its position leaves,
+		// and the HTTP layer turns that into the usual signed cursor.
+		sk := (&itemReader{item: stoppedAt}).str(attrListSK)
+		pos, err := parseListKey(sk)
+		if err != nil {
+			return nil, fmt.Errorf("list jobs: resume key: %w", err)
+		}
+		page.Next = &pos
 	}
 	return page, nil
 }
@@ -359,19 +430,38 @@ func (s *JobStore) listOne(ctx context.Context, req callscribe.ListRequest) (*ca
 	return page, nil
 }
 
+// listedJob is what a transition needs to know of the stored job to keep the
+// filtered listing indexes in step: the account (their partition keys start
+// with it), the type and the language (none changes once set). They are read
+// before the write, and the write is conditioned on the account, so it can
+// never pair a status with the wrong account.
+type listedJob struct {
+	accountID string
+	jobType   callscribe.JobType // OrDefault
+	language  string
+}
+
 // transitionUpdate builds the job update of a transition: the update expression
 // and the condition (exists, live, status in From) are callscribe.Job.Apply
-// written as DynamoDB expressions, with their names and values.
-func transitionUpdate(t callscribe.Transition) (update, cond string, names map[string]string, values map[string]types.AttributeValue, err error) {
+// written as DynamoDB expressions, with their names and values. The same write
+// moves the job between the partitions of account-status-index (and into one
+// of account-language-index when it learns its language), so the filtered
+// listings see a transition exactly when the job's status changes.
+func transitionUpdate(t callscribe.Transition, lj listedJob) (update, cond string, names map[string]string, values map[string]types.AttributeValue, err error) {
 	names = map[string]string{
 		"#id": attrID, "#status": attrStatus, "#updated": attrUpdatedAt,
 		"#deleted": attrDeletedAt, "#rev": attrRev,
 		"#lc": attrLifecycle, "#lcat": attrLifecycleAt,
+		"#acc": attrAccountID, "#accstatus": attrAccountStatus, "#acctype": attrAccountType,
 	}
 	values = map[string]types.AttributeValue{
 		":to": str(string(t.To)), ":at": str(formatTime(t.At)), ":one": numInt(1),
+		":acc": str(lj.accountID), ":accstatus": str(accountKey(lj.accountID, string(t.To))),
+		":acctype": str(accountKey(lj.accountID, string(lj.jobType.OrDefault()))),
 	}
-	set := []string{"#status = :to", "#updated = :at"}
+	// account_type never changes; writing it again is idempotent and fills it
+	// in on items written before the filtered indexes existed.
+	set := []string{"#status = :to", "#updated = :at", "#accstatus = :accstatus", "#acctype = :acctype"}
 	add := []string{"#rev :one"}
 	var remove []string
 	if len(t.Result) > 0 {
@@ -388,11 +478,22 @@ func transitionUpdate(t callscribe.Transition) (update, cond string, names map[s
 		names["#error"] = attrError
 		values[":error"] = av
 	}
-	if t.Language != "" {
-		// Only where the job has none: a requested language stays.
-		set = append(set, "#lang = if_not_exists(#lang, :lang)")
+	switch {
+	case lj.language != "":
+		// A language, once set, never changes: (re)writing its partition key
+		// is idempotent, and fills it in on items written before it existed.
+		set = append(set, "#acclang = :acclang")
+		names["#acclang"] = attrAccountLanguage
+		values[":acclang"] = str(accountKey(lj.accountID, lj.language))
+	case t.Language != "":
+		// Only where the job has none: a requested language stays. The
+		// partition key follows the same rule, so if a concurrent transition
+		// set a language since the read, both keep that one.
+		set = append(set, "#lang = if_not_exists(#lang, :lang)", "#acclang = if_not_exists(#acclang, :acclang)")
 		names["#lang"] = attrLanguage
+		names["#acclang"] = attrAccountLanguage
 		values[":lang"] = str(t.Language)
+		values[":acclang"] = str(accountKey(lj.accountID, t.Language))
 	}
 	if t.CountAttempt {
 		add = append(add, "#attempts :one")
@@ -417,7 +518,7 @@ func transitionUpdate(t callscribe.Transition) (update, cond string, names map[s
 		from[i] = k
 		values[k] = str(string(st))
 	}
-	cond = "attribute_exists(#id) AND attribute_not_exists(#deleted) AND #status IN (" + strings.Join(from, ", ") + ")"
+	cond = "attribute_exists(#id) AND attribute_not_exists(#deleted) AND #acc = :acc AND #status IN (" + strings.Join(from, ", ") + ")"
 	return update, cond, names, values, nil
 }
 
@@ -429,12 +530,45 @@ func (s *JobStore) TransitionJob(ctx context.Context, t callscribe.Transition) (
 	if t.To == callscribe.StatusFailed {
 		return s.failJob(ctx, t)
 	}
-	return s.updateJob(ctx, t)
+	lj, err := s.readListed(ctx, t.JobID)
+	if err != nil {
+		return nil, err
+	}
+	if lj == nil {
+		return nil, jobNotFound(t.JobID)
+	}
+	return s.updateJob(ctx, t, *lj)
+}
+
+// readListed reads what transitionUpdate needs of a job; nil when absent. The
+// read is strongly consistent because the job may have been created a moment
+// ago. It costs read units by the item's size (a projection does not lower
+// them), a quarter at most of the write units of the update that follows.
+func (s *JobStore) readListed(ctx context.Context, id string) (*listedJob, error) {
+	out, err := s.client.GetItem(ctx, &ddb.GetItemInput{
+		TableName:                aws.String(s.tables.Jobs),
+		Key:                      jobKey(id),
+		ConsistentRead:           aws.Bool(true),
+		ProjectionExpression:     aws.String("#acc, #type, #lang"),
+		ExpressionAttributeNames: map[string]string{"#acc": attrAccountID, "#type": attrType, "#lang": attrLanguage},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("get job %s: %w", id, err)
+	}
+	if len(out.Item) == 0 {
+		return nil, nil
+	}
+	r := &itemReader{item: out.Item}
+	lj := &listedJob{accountID: r.str(attrAccountID), jobType: callscribe.JobType(r.str(attrType)).OrDefault(), language: r.str(attrLanguage)}
+	if r.err != nil {
+		return nil, fmt.Errorf("get job %s: %w", id, r.err)
+	}
+	return lj, nil
 }
 
 // updateJob applies a transition with one conditional UpdateItem.
-func (s *JobStore) updateJob(ctx context.Context, t callscribe.Transition) (*callscribe.Job, error) {
-	update, cond, names, values, err := transitionUpdate(t)
+func (s *JobStore) updateJob(ctx context.Context, t callscribe.Transition, lj listedJob) (*callscribe.Job, error) {
+	update, cond, names, values, err := transitionUpdate(t, lj)
 	if err != nil {
 		return nil, err
 	}
@@ -503,11 +637,12 @@ func (s *JobStore) failJob(ctx context.Context, t callscribe.Transition) (*calls
 		}
 		// quota_released is the item's own record that its seconds went back: a
 		// second guard, beside the status, that a release never happens twice.
+		lj := listedJob{accountID: old.AccountID, jobType: old.Type, language: old.Language}
 		if !release || sj.quotaReleased {
-			return s.updateJob(ctx, t)
+			return s.updateJob(ctx, t, lj)
 		}
 
-		update, cond, names, values, err := transitionUpdate(t)
+		update, cond, names, values, err := transitionUpdate(t, lj)
 		if err != nil {
 			return nil, err
 		}
@@ -665,4 +800,70 @@ func (s *JobStore) UnfinishedJobIDs(ctx context.Context, limit int) ([]string, e
 		}
 	}
 	return ids, nil
+}
+
+// BackfillListingKeys gives live jobs written before the filtered listing
+// indexes existed their partition keys (account_status, account_type and,
+// with a language, account_language), so status, type and language filters
+// list them. Run it once after the indexes are added to an existing table: it
+// Scans the whole table (a one-off cost in proportion to the table) and
+// updates only items that lack a key. Each update is conditioned on the
+// status read, so a job that moves meanwhile keeps the keys its transition
+// wrote (every transition writes them too). It returns the number of items
+// updated; running it again updates nothing.
+func (s *JobStore) BackfillListingKeys(ctx context.Context) (int, error) {
+	in := &ddb.ScanInput{
+		TableName: aws.String(s.tables.Jobs),
+		FilterExpression: aws.String("attribute_exists(#sk) AND (attribute_not_exists(#accstatus) OR attribute_not_exists(#acctype)" +
+			" OR (attribute_exists(#lang) AND attribute_not_exists(#acclang)))"),
+		ProjectionExpression: aws.String("#id, #acc, #status, #type, #lang"),
+		ExpressionAttributeNames: map[string]string{
+			"#sk": attrListSK, "#accstatus": attrAccountStatus, "#acctype": attrAccountType, "#acclang": attrAccountLanguage,
+			"#id": attrID, "#acc": attrAccountID, "#status": attrStatus, "#type": attrType, "#lang": attrLanguage,
+		},
+	}
+	updated := 0
+	for p := ddb.NewScanPaginator(s.client, in); p.HasMorePages(); {
+		out, err := p.NextPage(ctx)
+		if err != nil {
+			return updated, fmt.Errorf("backfill listing keys: %w", err)
+		}
+		for _, item := range out.Items {
+			r := &itemReader{item: item}
+			id, acc, status, lang := r.str(attrID), r.str(attrAccountID), r.str(attrStatus), r.str(attrLanguage)
+			jobType := callscribe.JobType(r.str(attrType)).OrDefault()
+			if r.err != nil {
+				return updated, fmt.Errorf("backfill listing keys: job %s: %w", id, r.err)
+			}
+			update := "SET #accstatus = :accstatus, #acctype = :acctype"
+			names := map[string]string{"#sk": attrListSK, "#status": attrStatus, "#accstatus": attrAccountStatus, "#acctype": attrAccountType}
+			values := map[string]types.AttributeValue{
+				":status":    str(status),
+				":accstatus": str(accountKey(acc, status)),
+				":acctype":   str(accountKey(acc, string(jobType))),
+			}
+			if lang != "" {
+				update += ", #acclang = :acclang"
+				names["#acclang"] = attrAccountLanguage
+				values[":acclang"] = str(accountKey(acc, lang))
+			}
+			_, err := s.client.UpdateItem(ctx, &ddb.UpdateItemInput{
+				TableName:                 aws.String(s.tables.Jobs),
+				Key:                       jobKey(id),
+				UpdateExpression:          aws.String(update),
+				ConditionExpression:       aws.String("attribute_exists(#sk) AND #status = :status"),
+				ExpressionAttributeNames:  names,
+				ExpressionAttributeValues: values,
+			})
+			var ccf *types.ConditionalCheckFailedException
+			if errors.As(err, &ccf) {
+				continue // deleted or transitioned since the scan: nothing to fill in
+			}
+			if err != nil {
+				return updated, fmt.Errorf("backfill listing keys: job %s: %w", id, err)
+			}
+			updated++
+		}
+	}
+	return updated, nil
 }

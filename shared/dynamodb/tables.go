@@ -34,11 +34,14 @@ func PrefixedTableNames(prefix string) TableNames {
 
 // Index names and the TTL attribute, shared with template.yaml.
 const (
-	IndexAccountCreated = "account-created-index"
-	IndexLifecycle      = "lifecycle-index"
-	IndexAPIKeyAccount  = "account-index"
-	IndexAPIKeyID       = "id-index"
-	TTLAttribute        = "expires_at"
+	IndexAccountCreated  = "account-created-index"
+	IndexAccountStatus   = "account-status-index"
+	IndexAccountType     = "account-type-index"
+	IndexAccountLanguage = "account-language-index"
+	IndexLifecycle       = "lifecycle-index"
+	IndexAPIKeyAccount   = "account-index"
+	IndexAPIKeyID        = "id-index"
+	TTLAttribute         = "expires_at"
 )
 
 // listedAttributes are the job attributes projected into account-created-index:
@@ -49,6 +52,12 @@ var listedAttributes = []string{
 	attrType, attrStatus, attrSourceJobID, attrOriginalFilename, attrLanguage,
 	attrAudioSeconds, attrAudioFormat, attrQuotaMonth, attrAttempts, attrCreatedAt, attrUpdatedAt,
 }
+
+// filteredListedAttributes are projected into the filtered listing indexes
+// (account-status-index, account-type-index, account-language-index): the
+// same job summary, plus account_id, which is a key only of
+// account-created-index.
+var filteredListedAttributes = append([]string{attrAccountID}, listedAttributes...)
 
 // TableDefinitions returns the CreateTable inputs of every table. template.yaml
 // declares the same tables; keep the two in step (the template test compares them).
@@ -72,12 +81,18 @@ func TableDefinitions(n TableNames) []*ddb.CreateTableInput {
 	}
 	return []*ddb.CreateTableInput{
 		{
-			TableName:            aws.String(n.Jobs),
-			BillingMode:          types.BillingModePayPerRequest,
-			AttributeDefinitions: []types.AttributeDefinition{s(attrID), s(attrAccountID), s(attrListSK), s(attrLifecycle), s(attrLifecycleAt)},
-			KeySchema:            key(attrID, ""),
+			TableName:   aws.String(n.Jobs),
+			BillingMode: types.BillingModePayPerRequest,
+			AttributeDefinitions: []types.AttributeDefinition{
+				s(attrID), s(attrAccountID), s(attrListSK), s(attrLifecycle), s(attrLifecycleAt),
+				s(attrAccountStatus), s(attrAccountType), s(attrAccountLanguage),
+			},
+			KeySchema: key(attrID, ""),
 			GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
 				gsi(IndexAccountCreated, attrAccountID, attrListSK, types.ProjectionTypeInclude, listedAttributes...),
+				gsi(IndexAccountStatus, attrAccountStatus, attrListSK, types.ProjectionTypeInclude, filteredListedAttributes...),
+				gsi(IndexAccountType, attrAccountType, attrListSK, types.ProjectionTypeInclude, filteredListedAttributes...),
+				gsi(IndexAccountLanguage, attrAccountLanguage, attrListSK, types.ProjectionTypeInclude, filteredListedAttributes...),
 				gsi(IndexLifecycle, attrLifecycle, attrLifecycleAt, types.ProjectionTypeKeysOnly),
 			},
 		},

@@ -96,8 +96,8 @@ func jobNotFound(id string) error {
 	return callscribe.Errorf(callscribe.CodeJobNotFound, "Job %s was not found.", id)
 }
 
-// ListJobs reads one page by a range scan of jobs_by_account, fetching one row
-// more than the limit to learn whether another page exists.
+// ListJobs reads one page by a range scan of a listing index (see listQuery),
+// fetching one row more than the limit to learn whether another page exists.
 func (s *JobStore) ListJobs(ctx context.Context, req callscribe.ListRequest) (*callscribe.JobPage, error) {
 	if req.Limit <= 0 {
 		return nil, callscribe.Errorf(callscribe.CodeInvalidPagination, "The page size must be positive.")
@@ -131,10 +131,31 @@ func (s *JobStore) ListJobs(ctx context.Context, req callscribe.ListRequest) (*c
 	return page, nil
 }
 
-// listQuery builds the page query of req: the filters become conditions on the
-// rows of the account's index range, and LIMIT asks for one row more than the
-// page to learn whether a next page exists. The conditions are the SQL form of
-// callscribe.ListRequest.Includes (JobFilter.Matches, Position.Follows).
+// typeExpr is how listings read a job's type: NULL on rows from before jobs
+// had a type means transcription. jobs_by_account_type indexes exactly this
+// expression, and SQLite uses an expression index only for the same text.
+const typeExpr = `COALESCE(type, 'transcription')`
+
+// listIndexes maps the equality filter a listing reads by index
+// (callscribe.JobFilter.IndexField) to the index serving it (migration 2).
+var listIndexes = map[callscribe.FilterField]string{
+	callscribe.FilterNone:     "jobs_by_account",
+	callscribe.FilterStatus:   "jobs_by_account_status",
+	callscribe.FilterType:     "jobs_by_account_type",
+	callscribe.FilterLanguage: "jobs_by_account_language",
+}
+
+// listQuery builds the page query of req: one range scan of an index that
+// starts with the account and ends with the listing order (created_at DESC,
+// id DESC), so rows come out in page order with no sort and the scan stops
+// after limit+1 matching rows (one more than the page, to learn whether a
+// next page exists). The index is the one of the most selective equality
+// filter (JobFilter.IndexField): its column is part of the range, so a filter
+// that matches nothing reads no row at all; other filters of a combination are
+// checked on the rows of that range. created_after and the cursor bound the
+// range on created_at. A job_id filter is a primary key lookup. The
+// conditions are the SQL form of callscribe.ListRequest.Includes
+// (JobFilter.Matches, Position.Follows). TestListQueryPlans checks the plans.
 func listQuery(req callscribe.ListRequest) (string, []any) {
 	var where strings.Builder
 	args := []any{req.AccountID}
@@ -150,7 +171,7 @@ func listQuery(req callscribe.ListRequest) (string, []any) {
 		args = append(args, string(f.Status))
 	}
 	if f.Type != "" {
-		where.WriteString(` AND COALESCE(type, 'transcription') = ?`)
+		where.WriteString(` AND ` + typeExpr + ` = ?`)
 		args = append(args, string(f.Type))
 	}
 	if f.Language != "" {
@@ -167,10 +188,10 @@ func listQuery(req callscribe.ListRequest) (string, []any) {
 	}
 	args = append(args, req.Limit+1)
 
-	// Forcing the listing index makes the plan a guarantee, not a hope: SQLite
-	// fails the query rather than fall back to a scan and sort. A job_id
-	// filter is a primary key lookup, which is cheaper still.
-	index := ` INDEXED BY jobs_by_account`
+	// Forcing the index makes the plan a guarantee, not a hope: SQLite fails
+	// the query rather than fall back to a scan and sort. A job_id filter is a
+	// primary key lookup, which is cheaper still.
+	index := ` INDEXED BY ` + listIndexes[f.IndexField()]
 	if f.JobID != "" {
 		index = ""
 	}

@@ -284,10 +284,21 @@ function callsPage(): HTMLElement {
     }
     replace(status);
     try {
-      const page = await api.listJobs(filter(), cursor);
-      for (const j of page.transcriptions) tbody.appendChild(jobRow(j));
-      if (reset && page.transcriptions.length === 0) tbody.appendChild(el("tr", {}, el("td", { colspan: "6", class: "empty" }, "No calls yet. Upload one above.")));
-      cursor = page.next_cursor;
+      // A page may come back short, even empty, with a next_cursor: on AWS the
+      // server bounds how many jobs one request reads for a combination of
+      // filters. Fetch on (a few requests at most) until something shows.
+      let shown = 0;
+      for (let requests = 0; ; requests++) {
+        const page = await api.listJobs(filter(), cursor);
+        for (const j of page.transcriptions) tbody.appendChild(jobRow(j));
+        shown += page.transcriptions.length;
+        cursor = page.next_cursor;
+        if (shown > 0 || !cursor || requests >= 4) break;
+      }
+      if (reset && shown === 0) {
+        const text = cursor ? "No matching calls among the most recent ones; More searches older calls." : "No calls yet. Upload one above.";
+        tbody.appendChild(el("tr", {}, el("td", { colspan: "6", class: "empty" }, text)));
+      }
       more.hidden = !cursor;
     } catch (e) {
       replace(status, errorBox(e));
