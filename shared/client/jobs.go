@@ -15,10 +15,13 @@ import (
 // TranscriptionOptions are the optional fields of a transcription create.
 // Language is a BCP-47 / ISO language hint; Metadata, when set, must be a JSON
 // object (the service answers INVALID_METADATA_JSON otherwise) and is echoed
-// back on the job.
+// back on the job. Filename names the job's file when it is created from a
+// two-step upload (a direct upload sends the file's own name); the automatic
+// two-step path fills it in.
 type TranscriptionOptions struct {
 	Language string
 	Metadata json.RawMessage
+	Filename string
 }
 
 // GetJob returns one job of any type. A missing type is reported as transcription.

@@ -146,6 +146,11 @@ func TestTwoStepUploadAutomatic(t *testing.T) {
 	if tr, err := job.Transcription(); err != nil || tr.DurationSeconds != 2 || len(tr.Transcript) != 2 {
 		t.Errorf("result %+v, %v", tr, err)
 	}
+	// The job keeps the file's name, sent with the create as the filename field.
+	page, err := c.ListJobs(t.Context(), client.ListOptions{JobID: job.ID})
+	if err != nil || len(page.Jobs) != 1 || page.Jobs[0].OriginalFilename == nil || *page.Jobs[0].OriginalFilename != "big.wav" {
+		t.Errorf("two-step job's file name: %+v, %v", page, err)
+	}
 	p := rec.paths()
 	if !slices.Contains(p, "POST /v1/transcriptions/uploads") || !slices.Contains(p, "POST /local-uploads") {
 		t.Errorf("no two-step upload: %v", p)

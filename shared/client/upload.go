@@ -113,6 +113,9 @@ func (c *Client) createViaUpload(ctx context.Context, src source, opts Transcrip
 	if err := c.sendUpload(ctx, up, src, true); err != nil {
 		return nil, err
 	}
+	if opts.Filename == "" {
+		opts.Filename = src.name
+	}
 	return c.CreateTranscriptionFromUpload(ctx, up.ID, opts)
 }
 
@@ -132,6 +135,9 @@ func transcriptionFields(opts TranscriptionOptions) [][2]string {
 // second create from it is UPLOAD_NOT_FOUND.
 func (c *Client) CreateTranscriptionFromUpload(ctx context.Context, uploadID string, opts TranscriptionOptions) (*CreatedJob, error) {
 	fields := append([][2]string{{"upload_id", uploadID}}, transcriptionFields(opts)...)
+	if opts.Filename != "" {
+		fields = append(fields, [2]string{"filename", opts.Filename})
+	}
 	req, err := multipartRequest(fields, "", source{})
 	if err != nil {
 		return nil, err
@@ -142,8 +148,8 @@ func (c *Client) CreateTranscriptionFromUpload(ctx context.Context, uploadID str
 
 // CreateUpload starts a two-step upload (POST /v1/transcriptions/uploads): the
 // service signs a direct-to-storage POST valid until ExpiresAt. filename and
-// size are kept on the Upload for SendUpload (the service itself takes
-// neither: a job created from an upload has no original_filename).
+// size are kept on the Upload for SendUpload; the name reaches the job through
+// TranscriptionOptions.Filename when the upload is turned into a job.
 func (c *Client) CreateUpload(ctx context.Context, filename string, size int64) (*Upload, error) {
 	req := &request{method: http.MethodPost, path: "/v1/transcriptions/uploads", auth: authAPIKey}
 	var up Upload

@@ -22,6 +22,8 @@ type upload struct {
 	language string
 	metadata string
 	uploadID string
+	// filenameField is the form's filename field, for an upload_id create.
+	filenameField string
 }
 
 // readUpload streams the multipart body. The file goes to a temporary file
@@ -79,6 +81,14 @@ func readUpload(w http.ResponseWriter, r *http.Request) (_ *upload, err error) {
 				return nil, err
 			}
 			up.metadata = v
+		case "filename":
+			// The job's file name when it comes from a two-step upload (a
+			// file part's own name wins).
+			v, err := readField(part, 1024)
+			if err != nil {
+				return nil, err
+			}
+			up.filenameField = v
 		case "upload_id":
 			v, err := readField(part, 128)
 			if err != nil {
@@ -92,6 +102,9 @@ func readUpload(w http.ResponseWriter, r *http.Request) (_ *upload, err error) {
 			}
 		}
 		part.Close()
+	}
+	if up.audio == nil {
+		up.filename = cleanFilename(up.filenameField)
 	}
 	return up, nil
 }

@@ -33,7 +33,7 @@ import (
 
 // DB is an open database file.
 type DB struct {
-	write *sql.DB // exactly one connection
+	write *sql.DB    // exactly one connection
 	read  *stmtCache // read-only pool, statements prepared once (stmtcache.go)
 	queue *Queue
 }

@@ -296,5 +296,6 @@ export async function uploadCall(req: UploadRequest, lim: Limits, progress: (fra
   form.set("file", req.file, req.file.name);
   await sendWithProgress("POST", staged.url, form, false, progress);
   fields.set("upload_id", staged.upload_id);
+  fields.set("filename", req.file.name); // the job keeps the file's name
   return request("POST", "/dashboard/jobs", fields);
 }
