@@ -105,6 +105,9 @@ const (
 	RouteListAPIKeys         Route = "GET /dashboard/api-keys"
 	RouteRevokeAPIKey        Route = "DELETE /dashboard/api-keys/{key_id}"
 	RouteHealth              Route = "GET /healthz"
+	// RouteOpenAPI serves the OpenAPI document (package openapi) with no
+	// authentication, like RouteHealth.
+	RouteOpenAPI Route = "GET /openapi.json"
 
 	// The dashboard's session routes: the API-key routes' own handlers behind
 	// the dashboard session instead of an API key, so ownership, quota,
@@ -145,6 +148,7 @@ func New(deps Deps, cfg Config, routes ...Route) *Server {
 		RouteListAPIKeys:         s.session(s.listAPIKeys),
 		RouteRevokeAPIKey:        s.session(s.revokeAPIKey),
 		RouteHealth:              s.health,
+		RouteOpenAPI:             s.openAPIDocument,
 
 		RouteDashboardListJobs:     s.session(s.listJobs),
 		RouteDashboardCreateJob:    s.session(s.createTranscription),
@@ -238,7 +242,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		log.Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "duration_ms", time.Since(start).Milliseconds())
 	}()
 
-	if s.cfg.GatewayKey != "" && r.URL.Path != "/healthz" && !constantTimeEqual(r.Header.Get("apikey"), s.cfg.GatewayKey) {
+	if s.cfg.GatewayKey != "" && !publicPaths[r.URL.Path] && !constantTimeEqual(r.Header.Get("apikey"), s.cfg.GatewayKey) {
 		writeError(rec, r, callscribe.Errorf(callscribe.CodeUnauthorized, "Missing or invalid gateway key (apikey header)."))
 		return
 	}
@@ -283,6 +287,9 @@ func joinComma(xs []string) string {
 	}
 	return out
 }
+
+// publicPaths need no gateway key: the health check and the API's own document.
+var publicPaths = map[string]bool{"/healthz": true, "/openapi.json": true}
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, r, http.StatusOK, map[string]any{"status": "ok"})
