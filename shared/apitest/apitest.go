@@ -8,11 +8,16 @@
 package apitest
 
 import (
+	"context"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/callscribe/callscribe/shared/diskaudio"
+	"github.com/callscribe/callscribe/shared/openapi/openapivalidate"
 )
 
 // Target is a running service.
@@ -55,7 +60,11 @@ type Options struct {
 	// PaginationJobs is how many jobs the pagination test creates. Default 250.
 	PaginationJobs int
 	// HTTPClient is used for every request. Default: a client with a 60s timeout.
+	// Its transport is wrapped to validate every exchange against the OpenAPI
+	// document (package openapivalidate) unless SkipOpenAPIValidation is set.
 	HTTPClient *http.Client
+	// SkipOpenAPIValidation turns off the OpenAPI validation of the exchanges.
+	SkipOpenAPIValidation bool
 }
 
 func (o *Options) defaults() {
@@ -93,7 +102,37 @@ func newSuite(t testing.TB, target Target, opts Options) *suite {
 	if opts.QuotaMinutes <= 0 {
 		t.Fatalf("apitest: Options.QuotaMinutes must be the target's QUOTA_MINUTES (> 0)")
 	}
-	return &suite{target: target, opts: opts, c: &client{base: target.BaseURL(), hc: opts.HTTPClient, gateway: opts.GatewayKey}}
+	hc := opts.HTTPClient
+	if !opts.SkipOpenAPIValidation {
+		hc = validatingClient(t, target.BaseURL(), hc)
+	}
+	return &suite{target: target, opts: opts, c: &client{base: target.BaseURL(), hc: hc, gateway: opts.GatewayKey}}
+}
+
+// validatingClient returns a copy of hc whose transport validates every
+// request to the service and its response against the OpenAPI document.
+// Problems of a request sent by client.do or download are reported to that
+// request's test (see client.newRequest); the others when t ends.
+func validatingClient(t testing.TB, baseURL string, hc *http.Client) *http.Client {
+	t.Helper()
+	v, err := openapivalidate.NewTransport(context.Background(), baseURL, hc.Transport)
+	if err != nil {
+		t.Fatalf("apitest: %v", err)
+	}
+	// The local stack's stand-ins for presigned storage links are storage, not
+	// API (on AWS they are S3, another host, which the transport passes anyway).
+	v.NotAPI = func(r *http.Request) bool {
+		return strings.HasPrefix(r.URL.Path, diskaudio.UploadPath) || strings.HasPrefix(r.URL.Path, diskaudio.AudioPath)
+	}
+	t.Cleanup(func() {
+		for _, f := range v.Failures() {
+			t.Errorf("%s", f)
+		}
+		t.Logf("OpenAPI: %d exchanges validated against the document", v.Checked())
+	})
+	c := *hc
+	c.Transport = v
+	return &c
 }
 
 // Run drives the service through every row of every status table of the spec.
