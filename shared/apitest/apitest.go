@@ -94,6 +94,9 @@ type suite struct {
 	target Target
 	opts   Options
 	c      *client
+	// validator checks exchanges and callbacks against the OpenAPI document
+	// (nil with Options.SkipOpenAPIValidation).
+	validator *openapivalidate.Transport
 }
 
 func newSuite(t testing.TB, target Target, opts Options) *suite {
@@ -103,17 +106,18 @@ func newSuite(t testing.TB, target Target, opts Options) *suite {
 		t.Fatalf("apitest: Options.QuotaMinutes must be the target's QUOTA_MINUTES (> 0)")
 	}
 	hc := opts.HTTPClient
+	var v *openapivalidate.Transport
 	if !opts.SkipOpenAPIValidation {
-		hc = validatingClient(t, target.BaseURL(), hc)
+		hc, v = validatingClient(t, target.BaseURL(), hc)
 	}
-	return &suite{target: target, opts: opts, c: &client{base: target.BaseURL(), hc: hc, gateway: opts.GatewayKey}}
+	return &suite{target: target, opts: opts, c: &client{base: target.BaseURL(), hc: hc, gateway: opts.GatewayKey}, validator: v}
 }
 
 // validatingClient returns a copy of hc whose transport validates every
 // request to the service and its response against the OpenAPI document.
 // Problems of a request sent by client.do or download are reported to that
 // request's test (see client.newRequest); the others when t ends.
-func validatingClient(t testing.TB, baseURL string, hc *http.Client) *http.Client {
+func validatingClient(t testing.TB, baseURL string, hc *http.Client) (*http.Client, *openapivalidate.Transport) {
 	t.Helper()
 	v, err := openapivalidate.NewTransport(context.Background(), baseURL, hc.Transport)
 	if err != nil {
@@ -132,7 +136,7 @@ func validatingClient(t testing.TB, baseURL string, hc *http.Client) *http.Clien
 	})
 	c := *hc
 	c.Transport = v
-	return &c
+	return &c, v
 }
 
 // Run drives the service through every row of every status table of the spec.

@@ -178,7 +178,7 @@ func (v *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	v.checked++
 	v.mu.Unlock()
 	if problem != "" {
-		msg := fmt.Sprintf("OpenAPI: %s %s -> %d: %s\nresponse body: %s", req.Method, req.URL.RequestURI(), resp.StatusCode, problem, clip(respBody))
+		msg := fmt.Sprintf("OpenAPI: %s %s -> %d: %s\nresponse body: %s", req.Method, req.URL.RequestURI(), resp.StatusCode, withoutDumps(problem), clip(respBody))
 		if report, ok := ctx.Value(reporterKey{}).(func(string)); ok {
 			report(msg)
 		} else {
@@ -257,9 +257,52 @@ func bearerPresent(_ context.Context, in *openapi3filter.AuthenticationInput) er
 	return nil
 }
 
+// withoutDumps drops the schema and value dumps kin-openapi appends to each
+// schema error ("Schema:" and "Value:" followed by indented JSON): the message
+// before them says what is wrong, and the response body is shown anyway.
+func withoutDumps(msg string) string {
+	var out []string
+	skipping, indent := false, 0
+	for _, line := range strings.Split(msg, "\n") {
+		trimmed := strings.TrimSpace(line)
+		lead := len(line) - len(strings.TrimLeft(line, " \t"))
+		if trimmed == "Schema:" || trimmed == "Value:" {
+			skipping, indent = true, lead
+			continue
+		}
+		if skipping && (trimmed == "" || lead > indent) {
+			continue
+		}
+		skipping = false
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
+}
+
 func clip(b []byte) string {
 	if len(b) > 800 {
 		return string(b[:800]) + "…"
 	}
 	return string(b)
+}
+
+// ValidateWebhook validates a request the service sent to a receiver (the
+// tagDelivered callback) against the document's webhook of that name: its
+// header parameters and its JSON body. body is the request's body, already read.
+func (v *Transport) ValidateWebhook(ctx context.Context, name string, req *http.Request, body []byte) error {
+	item := v.doc.Webhooks[name]
+	if item == nil {
+		return fmt.Errorf("the document has no webhook %q", name)
+	}
+	op := item.GetOperation(req.Method)
+	if op == nil {
+		return fmt.Errorf("webhook %s: method %s is not documented", name, req.Method)
+	}
+	vreq := req.Clone(ctx)
+	vreq.Body = io.NopCloser(bytes.NewReader(body))
+	return openapi3filter.ValidateRequest(ctx, &openapi3filter.RequestValidationInput{
+		Request: vreq,
+		Route:   &routers.Route{Spec: v.doc, Path: name, PathItem: item, Method: req.Method, Operation: op},
+		Options: &openapi3filter.Options{MultiError: true, AuthenticationFunc: bearerPresent},
+	})
 }

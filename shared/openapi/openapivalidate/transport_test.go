@@ -88,3 +88,36 @@ func TestTransportFindsWhatTheDocumentDoesNotAllow(t *testing.T) {
 		})
 	}
 }
+
+func TestValidateWebhook(t *testing.T) {
+	v, err := NewTransport(context.Background(), "http://127.0.0.1:1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid := `{"status":"succeeded","call_uuid":"c","data":{"tags":[{"agent_approach":["empathetic"],"call_outcome":["resolved"],"customer_sentiment":[]}],"request_id":"r","msg_id":"00000000-0000-4000-8000-000000000000"}}`
+	for _, c := range []struct {
+		body string
+		ok   bool
+	}{
+		{valid, true},
+		{strings.Replace(valid, `"customer_sentiment":[]`, `"customer_sentiment":null`, 1), false},
+		{strings.Replace(valid, `"status":"succeeded"`, `"status":"done"`, 1), false},
+		{strings.Replace(valid, `"call_uuid":"c",`, `"call_uuid":"c","extra":1,`, 1), false},
+		{strings.Replace(valid, `"msg_id":"00000000-0000-4000-8000-000000000000"`, `"msg_id":"x"`, 1), false},
+	} {
+		req, _ := http.NewRequest(http.MethodPost, "http://receiver.example/hook", strings.NewReader(c.body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("apikey", "k")
+		err := v.ValidateWebhook(context.Background(), "tagDelivered", req, []byte(c.body))
+		if (err == nil) != c.ok {
+			t.Errorf("%s: err %v, want ok=%v", c.body, err, c.ok)
+		}
+	}
+}
+
+func TestWithoutDumps(t *testing.T) {
+	in := "response body doesn't match\nSchema:\n  {\n    \"type\": \"object\"\n  }\n\nValue:\n  {}\nnext error"
+	if got := withoutDumps(in); got != "response body doesn't match\nnext error" {
+		t.Errorf("%q", got)
+	}
+}
