@@ -246,20 +246,33 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(rec, r, callscribe.Errorf(callscribe.CodeUnauthorized, "Missing or invalid gateway key (apikey header)."))
 		return
 	}
+	if r.Method == http.MethodHead {
+		// Go's mux would serve HEAD with a GET route's handler; the API takes no
+		// HEAD (API Gateway routes GET only, so on AWS it reaches the fallback),
+		// and its Allow lists never offer it: 405 on both stacks.
+		s.noRoute(rec, r)
+		return
+	}
 	if h, ok := s.emptyJobID[r.Method+" "+r.URL.Path]; ok {
 		h(rec, r)
 		return
 	}
 	if _, pattern := s.mux.Handler(r); pattern == "" {
-		if allow := s.allowedMethods(r); len(allow) > 0 {
-			rec.Header().Set("Allow", joinComma(allow))
-			writeError(rec, r, callscribe.Errorf(callscribe.CodeMethodNotAllowed, "Method %s is not allowed on %s.", r.Method, r.URL.Path))
-			return
-		}
-		s.notFound(rec, r)
+		s.noRoute(rec, r)
 		return
 	}
 	s.mux.ServeHTTP(rec, r)
+}
+
+// noRoute answers a request no route takes: 405 with Allow when the path is
+// served with other methods, else 404.
+func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
+	if allow := s.allowedMethods(r); len(allow) > 0 {
+		w.Header().Set("Allow", joinComma(allow))
+		writeError(w, r, callscribe.Errorf(callscribe.CodeMethodNotAllowed, "Method %s is not allowed on %s.", r.Method, r.URL.Path))
+		return
+	}
+	s.notFound(w, r)
 }
 
 func (s *Server) allowedMethods(r *http.Request) []string {
