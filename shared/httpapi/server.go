@@ -78,7 +78,7 @@ type Server struct {
 	cfg  Config
 	mux  *http.ServeMux
 	// emptyJobID holds handlers by "METHOD path" for job routes whose empty id
-	// sits mid-path ("/v1/transcriptions//export"): the mux would redirect
+	// sits mid-path ("/v1/transcriptions//export", "/dashboard/jobs//audio"): the mux would redirect
 	// that path to its cleaned form (the GET of a job named "export") before
 	// any pattern could match it, so ServeHTTP looks these up first.
 	emptyJobID map[string]http.HandlerFunc
@@ -219,6 +219,8 @@ func (s *Server) handle(r Route, h http.HandlerFunc) {
 		s.emptyJobID["GET /v1/transcriptions//export"] = s.apiKey(s.missingJobID)
 	case RouteDashboardExportJob:
 		s.emptyJobID["GET /dashboard/jobs//export"] = s.session(s.missingJobID)
+	case RouteDashboardJobAudio:
+		s.emptyJobID["GET /dashboard/jobs//audio"] = s.session(s.missingJobID)
 	}
 }
 
