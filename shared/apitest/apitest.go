@@ -142,7 +142,7 @@ func validatingClient(t testing.TB, baseURL string, hc *http.Client) (*http.Clie
 		for _, f := range v.Failures() {
 			t.Errorf("%s", f)
 		}
-		t.Logf("OpenAPI: %d exchanges validated against the document", v.Checked())
+		t.Logf("OpenAPI: %d exchanges validated against the document; operations none reached: %v", v.Checked(), v.Uncovered())
 	})
 	c := *hc
 	c.Transport = v

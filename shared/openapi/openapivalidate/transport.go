@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"sort"
 	"strings"
 	"sync"
 
@@ -54,6 +55,7 @@ type Transport struct {
 	mu       sync.Mutex
 	failures []string
 	checked  int
+	covered  map[string]bool // "METHOD /path" of the operations exercised
 }
 
 // NewTransport validates exchanges with the service at baseURL.
@@ -115,6 +117,23 @@ func (v *Transport) Checked() int {
 	return v.checked
 }
 
+// Uncovered lists the document's operations ("METHOD /path") no exchange
+// through the transport has reached yet.
+func (v *Transport) Uncovered() []string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	var out []string
+	for _, path := range v.doc.Paths.InMatchingOrder() {
+		for method := range v.doc.Paths.Value(path).Operations() {
+			if !v.covered[method+" "+path] {
+				out = append(out, method+" "+path)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 func (v *Transport) next() http.RoundTripper {
 	if v.Next != nil {
 		return v.Next
@@ -167,6 +186,14 @@ func (v *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 
+	if routeErr == nil {
+		v.mu.Lock()
+		if v.covered == nil {
+			v.covered = map[string]bool{}
+		}
+		v.covered[req.Method+" "+route.Path] = true
+		v.mu.Unlock()
+	}
 	var problem string
 	switch {
 	case routeErr != nil:

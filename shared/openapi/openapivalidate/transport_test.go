@@ -85,6 +85,9 @@ func TestTransportFindsWhatTheDocumentDoesNotAllow(t *testing.T) {
 			if v.Checked() != 1 {
 				t.Errorf("checked %d", v.Checked())
 			}
+			if un := v.Uncovered(); len(un) < 28 {
+				t.Errorf("uncovered operations %v", un)
+			}
 		})
 	}
 }
