@@ -246,7 +246,7 @@ func TestTemplateFunctionsMatchInventory(t *testing.T) {
 		httpapi.RouteCreateTranscription, httpapi.RouteListJobs, httpapi.RouteUsage, httpapi.RouteGetJob,
 		httpapi.RouteDeleteJob, httpapi.RouteSummarize, httpapi.RouteTag, httpapi.RouteTaxonomy,
 		httpapi.RouteCreateUpload, httpapi.RouteCreateAPIKey, httpapi.RouteListAPIKeys, httpapi.RouteRevokeAPIKey,
-		httpapi.RouteExportJob,
+		httpapi.RouteExportJob, httpapi.RouteOpenAPI,
 	} {
 		if _, ok := routeOwner[string(r)]; !ok {
 			t.Errorf("route %s has no function in template.yaml", r)

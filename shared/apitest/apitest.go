@@ -8,11 +8,15 @@
 package apitest
 
 import (
+	"context"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/callscribe/callscribe/shared/openapi/openapivalidate"
 )
 
 // Target is a running service.
@@ -55,8 +59,12 @@ type Options struct {
 	// PaginationJobs is how many jobs the pagination test creates. Default 250.
 	PaginationJobs int
 	// HTTPClient is used for every request. Default: a client with a 60s timeout.
-	// The suite wraps its transport to honour 429 RATE_LIMITED's Retry-After.
+	// Its transport is wrapped to validate every exchange against the OpenAPI
+	// document (package openapivalidate) unless SkipOpenAPIValidation is set,
+	// and to honour 429 RATE_LIMITED's Retry-After.
 	HTTPClient *http.Client
+	// SkipOpenAPIValidation turns off the OpenAPI validation of the exchanges.
+	SkipOpenAPIValidation bool
 	// RateLimitBurst is the target's per-key request burst (RATE_LIMIT_BURST),
 	// for the RateLimit test; 0 skips it.
 	RateLimitBurst int
@@ -89,6 +97,12 @@ type suite struct {
 	target Target
 	opts   Options
 	c      *client
+	// validator checks exchanges and callbacks against the OpenAPI document
+	// (nil with Options.SkipOpenAPIValidation).
+	validator *openapivalidate.Transport
+	// impatient is the suite's client without the polite retries, for the
+	// test that wants to see 429 RATE_LIMITED.
+	impatient *http.Client
 }
 
 func newSuite(t testing.TB, target Target, opts Options) *suite {
@@ -97,7 +111,51 @@ func newSuite(t testing.TB, target Target, opts Options) *suite {
 	if opts.QuotaMinutes <= 0 {
 		t.Fatalf("apitest: Options.QuotaMinutes must be the target's QUOTA_MINUTES (> 0)")
 	}
-	return &suite{target: target, opts: opts, c: &client{base: target.BaseURL(), hc: politeClient(opts.HTTPClient), gateway: opts.GatewayKey}}
+	hc := opts.HTTPClient
+	var v *openapivalidate.Transport
+	if !opts.SkipOpenAPIValidation {
+		hc, v = validatingClient(t, target.BaseURL(), hc)
+	}
+	// The polite retries wrap the validation, so every attempt, a 429 included,
+	// is checked against the document.
+	return &suite{target: target, opts: opts, c: &client{base: target.BaseURL(), hc: politeClient(hc), gateway: opts.GatewayKey}, validator: v, impatient: hc}
+}
+
+// StorageStandInPaths are where the local process serves its stand-ins for
+// presigned storage links (diskaudio.UploadPath and diskaudio.AudioPath, whose
+// tests check this list: diskaudio's tests import this package, so it cannot
+// import diskaudio). They are storage, not the API the document describes.
+var StorageStandInPaths = []string{"/local-uploads", "/local-audio"}
+
+// validatingClient returns a copy of hc whose transport validates every
+// request to the service and its response against the OpenAPI document.
+// Problems of a request sent by client.do or download are reported to that
+// request's test (see client.newRequest); the others when t ends.
+func validatingClient(t testing.TB, baseURL string, hc *http.Client) (*http.Client, *openapivalidate.Transport) {
+	t.Helper()
+	v, err := openapivalidate.NewTransport(context.Background(), baseURL, hc.Transport)
+	if err != nil {
+		t.Fatalf("apitest: %v", err)
+	}
+	// The local stack's stand-ins for presigned storage links are storage, not
+	// API (on AWS they are S3, another host, which the transport passes anyway).
+	v.NotAPI = func(r *http.Request) bool {
+		for _, p := range StorageStandInPaths {
+			if strings.HasPrefix(r.URL.Path, p) {
+				return true
+			}
+		}
+		return false
+	}
+	t.Cleanup(func() {
+		for _, f := range v.Failures() {
+			t.Errorf("%s", f)
+		}
+		t.Logf("OpenAPI: %d exchanges validated against the document; operations none reached: %v", v.Checked(), v.Uncovered())
+	})
+	c := *hc
+	c.Transport = v
+	return &c, v
 }
 
 // Run drives the service through every row of every status table of the spec.

@@ -1,10 +1,13 @@
 package apitest
 
 import (
+	"bytes"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/callscribe/callscribe/shared/openapi"
 )
 
 // testRouting: unknown routes 404 NOT_FOUND, wrong methods 405 with Allow, and
@@ -21,6 +24,12 @@ func (s *suite) testRouting(t *testing.T) {
 	r := s.c.do(t, http.MethodGet, "/healthz", nil)
 	expectStatus(t, r, http.StatusOK)
 	note(r)
+
+	// The OpenAPI document is served as embedded, with no credentials at all.
+	doc := s.c.download(t, "/openapi.json", noGateway())
+	if doc.Status != http.StatusOK || doc.Header.Get("Content-Type") != "application/json" || !bytes.Equal(doc.Raw, openapi.Document()) {
+		t.Errorf("%s: want 200 application/json with the embedded OpenAPI document", doc)
+	}
 
 	for _, p := range []struct{ method, path string }{
 		{http.MethodGet, "/v1/nope"},

@@ -17,6 +17,8 @@ type receivedCallback struct {
 	contentType, apikey string
 	body                map[string]any
 	raw                 []byte
+	// invalid is why the OpenAPI document's tagDelivered webhook rejects it.
+	invalid string
 }
 
 // callbackReceiver is a tagDelivered receiver on 127.0.0.1 that refuses the
@@ -28,14 +30,20 @@ type callbackReceiver struct {
 	got    []receivedCallback
 }
 
-func newCallbackReceiver(t testing.TB, refuse int) *callbackReceiver {
+func (s *suite) newCallbackReceiver(t testing.TB, refuse int) *callbackReceiver {
 	r := &callbackReceiver{refuse: refuse}
 	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		raw, _ := io.ReadAll(io.LimitReader(req.Body, 1<<20))
 		var body map[string]any
 		_ = json.Unmarshal(raw, &body)
+		var invalid string
+		if s.validator != nil {
+			if err := s.validator.ValidateWebhook(req.Context(), "tagDelivered", req, raw); err != nil {
+				invalid = err.Error()
+			}
+		}
 		r.mu.Lock()
-		r.got = append(r.got, receivedCallback{contentType: req.Header.Get("Content-Type"), apikey: req.Header.Get("apikey"), body: body, raw: raw})
+		r.got = append(r.got, receivedCallback{contentType: req.Header.Get("Content-Type"), apikey: req.Header.Get("apikey"), body: body, raw: raw, invalid: invalid})
 		n := len(r.got)
 		r.mu.Unlock()
 		if req.Method != http.MethodPost || n <= r.refuse {
@@ -48,14 +56,21 @@ func newCallbackReceiver(t testing.TB, refuse int) *callbackReceiver {
 	return r
 }
 
-// waitFor returns the received callbacks once there are n, or what arrived by the deadline.
-func (r *callbackReceiver) waitFor(n int, timeout time.Duration) []receivedCallback {
+// waitFor returns the received callbacks once there are n, or what arrived by
+// the deadline; it reports those the OpenAPI document's webhook rejects.
+func (r *callbackReceiver) waitFor(t testing.TB, n int, timeout time.Duration) []receivedCallback {
+	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
 		r.mu.Lock()
 		got := slices.Clone(r.got)
 		r.mu.Unlock()
 		if len(got) >= n || time.Now().After(deadline) {
+			for i, c := range got {
+				if c.invalid != "" {
+					t.Errorf("OpenAPI: callback %d (%s) does not match webhooks.tagDelivered: %s", i+1, c.raw, c.invalid)
+				}
+			}
 			return got
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -73,7 +88,7 @@ func RunCallbacks(t *testing.T, target Target, opts Options) {
 	a := s.newAccount(t)
 
 	t.Run("RetriedUntilAccepted", func(t *testing.T) {
-		rcv := newCallbackReceiver(t, 1)
+		rcv := s.newCallbackReceiver(t, 1)
 		id := a.MustDerive(t, "tags", map[string]string{
 			"transcript_text": "Agent: Thanks for calling, how can I help?\nUser: I was charged twice on my bill and I want a refund.\nAgent: Sorry about that, I have refunded the second charge.\nUser: Great, thank you so much.",
 			"callback_url":    rcv.URL + "/hooks/tags", "callback_apikey": "receiver-key", "call_uuid": "call-42",
@@ -83,7 +98,7 @@ func RunCallbacks(t *testing.T, target Target, opts Options) {
 		}
 		job := s.mustSucceed(t, a, id)
 		tags := job.Body["result"].(map[string]any)["tags"].(map[string]any)
-		got := rcv.waitFor(2, s.opts.JobTimeout)
+		got := rcv.waitFor(t, 2, s.opts.JobTimeout)
 		if len(got) != 2 {
 			t.Fatalf("receiver got %d attempts, want 2 (the first refused): %v", len(got), got)
 		}
@@ -116,12 +131,12 @@ func RunCallbacks(t *testing.T, target Target, opts Options) {
 	})
 
 	t.Run("CallUUIDDefaultsToTheTranscription", func(t *testing.T) {
-		rcv := newCallbackReceiver(t, 0)
+		rcv := s.newCallbackReceiver(t, 0)
 		tx := a.MustUpload(t, Upload{Filename: "cb.wav", Data: MakeWAV(1, 2, false)})
 		s.mustSucceed(t, a, tx)
 		id := a.MustDerive(t, "tags", map[string]string{"transcription_job_id": tx, "callback_url": rcv.URL})
 		s.WaitJob(t, a, id)
-		got := rcv.waitFor(1, s.opts.JobTimeout)
+		got := rcv.waitFor(t, 1, s.opts.JobTimeout)
 		if len(got) != 1 || got[0].body["call_uuid"] != tx || got[0].apikey != "" {
 			t.Fatalf("receiver got %d callbacks; want one with call_uuid %s and no apikey header: %v", len(got), tx, got)
 		}
@@ -129,20 +144,20 @@ func RunCallbacks(t *testing.T, target Target, opts Options) {
 
 	t.Run("CallUUIDDefaultsToTheTagsJob", func(t *testing.T) {
 		// No source transcription and a blank call_uuid (counts as not supplied).
-		rcv := newCallbackReceiver(t, 0)
+		rcv := s.newCallbackReceiver(t, 0)
 		id := a.MustDerive(t, "tags", map[string]string{"transcript_text": "User: my order has not arrived", "callback_url": rcv.URL, "call_uuid": " "})
 		s.WaitJob(t, a, id)
-		got := rcv.waitFor(1, s.opts.JobTimeout)
+		got := rcv.waitFor(t, 1, s.opts.JobTimeout)
 		if len(got) != 1 || got[0].body["call_uuid"] != id {
 			t.Fatalf("receiver got %d callbacks; want one with call_uuid %s: %v", len(got), id, got)
 		}
 	})
 
 	t.Run("SummaryJobsSendNothing", func(t *testing.T) {
-		rcv := newCallbackReceiver(t, 0)
+		rcv := s.newCallbackReceiver(t, 0)
 		id := a.MustDerive(t, "summary", map[string]string{"transcript_text": "User: my order has not arrived", "callback_url": rcv.URL})
 		s.mustSucceed(t, a, id)
-		if got := rcv.waitFor(1, time.Second); len(got) != 0 {
+		if got := rcv.waitFor(t, 1, time.Second); len(got) != 0 {
 			t.Errorf("a summary job sent a callback: %s", got[0].raw)
 		}
 	})

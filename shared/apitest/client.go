@@ -18,6 +18,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/callscribe/callscribe/shared/openapi/openapivalidate"
 )
 
 // Response is one HTTP exchange's outcome. Body is the decoded JSON object
@@ -60,6 +62,15 @@ type client struct {
 	gateway string // sent as the `apikey` header when set
 }
 
+// reportTo is a context whose requests report OpenAPI validation problems
+// (openapivalidate.Transport) to t.
+func reportTo(t testing.TB) context.Context {
+	return openapivalidate.WithReporter(context.Background(), func(msg string) {
+		t.Helper()
+		t.Errorf("%s", msg)
+	})
+}
+
 type reqOpt func(*http.Request)
 
 func withBearer(token string) reqOpt {
@@ -98,7 +109,7 @@ func (c *client) newRequest(ctx context.Context, method, path string, body []byt
 func (c *client) do(t testing.TB, method, path string, body []byte, opts ...reqOpt) *Response {
 	t.Helper()
 	out := &Response{Method: method, Path: path}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(reportTo(t), 60*time.Second)
 	defer cancel()
 	req, err := c.newRequest(ctx, method, path, body, opts...)
 	if err != nil {

@@ -74,6 +74,16 @@ func (s *suite) testDashboardJobs(t *testing.T) {
 			t.Errorf("%s: max_audio_bytes want %d", r, maxUploadBytes)
 		}
 	}
+	// The dashboard's two-step upload, and the public sign-in config.
+	r = s.c.do(t, http.MethodPost, "/dashboard/uploads", nil, withBearer(a.Token))
+	if expectStatus(t, r, http.StatusCreated) && (r.Str("upload_id") == "" || r.Str("url") == "") {
+		t.Errorf("%s: want an upload_id and a url", r)
+	}
+	expectError(t, s.c.do(t, http.MethodPost, "/dashboard/uploads", nil, withBearer(a.APIKey)), http.StatusUnauthorized, "UNAUTHORIZED")
+	r = s.c.do(t, http.MethodGet, "/dashboard/config", nil)
+	if id, _ := r.Body["identity"].(map[string]any); expectStatus(t, r, http.StatusOK) && id["kind"] != "local" && id["kind"] != "cognito" {
+		t.Errorf("%s: identity.kind is neither local nor cognito", r)
+	}
 	r = s.c.do(t, http.MethodGet, "/dashboard/taxonomy", nil, withBearer(a.Token))
 	if cats, _ := r.Body["categories"].([]any); expectStatus(t, r, http.StatusOK) && len(cats) == 0 {
 		t.Errorf("%s: no categories", r)

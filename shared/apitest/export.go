@@ -14,7 +14,7 @@ import (
 func (c *client) download(t testing.TB, path string, opts ...reqOpt) *Response {
 	t.Helper()
 	out := &Response{Method: http.MethodGet, Path: path}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(reportTo(t), 60*time.Second)
 	defer cancel()
 	req, err := c.newRequest(ctx, http.MethodGet, path, nil, opts...)
 	if err != nil {

@@ -64,7 +64,7 @@ func (s *suite) testRateLimit(t *testing.T) {
 		t.Skip("Options.RateLimitBurst not set: the target's request budget is unknown")
 	}
 	a := s.newAccount(t)
-	raw := &client{base: s.c.base, hc: s.opts.HTTPClient, gateway: s.c.gateway}
+	raw := &client{base: s.c.base, hc: s.impatient, gateway: s.c.gateway}
 	const path = "/v1/tags/taxonomy"
 	maxTries := s.opts.RateLimitBurst * 20
 	var (

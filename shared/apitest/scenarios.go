@@ -191,6 +191,12 @@ func RunGateway(t *testing.T, target Target, opts Options) {
 		r := c.postJSON(t, "/dashboard/signup", map[string]string{"email": newEmail(), "password": testPassword})
 		expectError(t, r, http.StatusUnauthorized, "UNAUTHORIZED")
 	}
+	// The health check and the OpenAPI document need no gateway key.
+	for _, path := range []string{"/healthz", "/openapi.json"} {
+		if r := bare.download(t, path); r.Status != http.StatusOK {
+			t.Errorf("%s: want 200 without the gateway key", r)
+		}
+	}
 	a := s.newAccount(t) // through the gateway
 	id := a.MustUpload(t, Upload{Filename: "gw.wav", Data: MakeWAV(0.5, 2, false)})
 	if id == "" {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -145,6 +146,16 @@ func TestRemoveStaleUploads(t *testing.T) {
 		_, err := store.OpenAudio(ctx, k)
 		if got := err == nil; got != want {
 			t.Errorf("%s present=%v, want %v", k, got, want)
+		}
+	}
+}
+
+// TestBlackBoxSuiteKnowsTheStandInPaths: the black-box suite leaves the
+// stand-ins' paths out of its OpenAPI validation (they are storage, not API).
+func TestBlackBoxSuiteKnowsTheStandInPaths(t *testing.T) {
+	for _, p := range []string{UploadPath, AudioPath} {
+		if !slices.Contains(apitest.StorageStandInPaths, p) {
+			t.Errorf("apitest.StorageStandInPaths %v lacks %s", apitest.StorageStandInPaths, p)
 		}
 	}
 }

@@ -129,3 +129,18 @@ func TestExportWithoutJobID(t *testing.T) {
 		t.Fatalf("fallback: %d %s", rec.Code, rec.Body)
 	}
 }
+
+// The audio link route likewise: an empty job id is MISSING_JOB_ID after the
+// session check, not a redirect to the GET of a job named "audio".
+func TestAudioLinkWithoutJobID(t *testing.T) {
+	f := newFixture(t, &recordingQueue{}, nil)
+	rec := f.sessionDo(t, f.account, http.MethodGet, "/dashboard/jobs//audio", nil, "")
+	if rec.Code != http.StatusBadRequest || decodeError(t, rec).Error.Code != callscribe.CodeMissingJobID {
+		t.Fatalf("dashboard: %d %s", rec.Code, rec.Body)
+	}
+	anonymous := httptest.NewRecorder()
+	f.server.ServeHTTP(anonymous, httptest.NewRequest(http.MethodGet, "/dashboard/jobs//audio", nil))
+	if anonymous.Code != http.StatusUnauthorized {
+		t.Fatalf("without a session: %d %s", anonymous.Code, anonymous.Body)
+	}
+}

@@ -82,7 +82,7 @@ type Server struct {
 	cfg  Config
 	mux  *http.ServeMux
 	// emptyJobID holds handlers by "METHOD path" for job routes whose empty id
-	// sits mid-path ("/v1/transcriptions//export"): the mux would redirect
+	// sits mid-path ("/v1/transcriptions//export", "/dashboard/jobs//audio"): the mux would redirect
 	// that path to its cleaned form (the GET of a job named "export") before
 	// any pattern could match it, so ServeHTTP looks these up first.
 	emptyJobID map[string]http.HandlerFunc
@@ -111,6 +111,9 @@ const (
 	RouteListAPIKeys         Route = "GET /dashboard/api-keys"
 	RouteRevokeAPIKey        Route = "DELETE /dashboard/api-keys/{key_id}"
 	RouteHealth              Route = "GET /healthz"
+	// RouteOpenAPI serves the OpenAPI document (package openapi) with no
+	// authentication, like RouteHealth.
+	RouteOpenAPI Route = "GET /openapi.json"
 
 	// The dashboard's session routes: the API-key routes' own handlers behind
 	// the dashboard session instead of an API key, so ownership, quota,
@@ -151,6 +154,7 @@ func New(deps Deps, cfg Config, routes ...Route) *Server {
 		RouteListAPIKeys:         s.session(s.listAPIKeys),
 		RouteRevokeAPIKey:        s.session(s.revokeAPIKey),
 		RouteHealth:              s.health,
+		RouteOpenAPI:             s.openAPIDocument,
 
 		RouteDashboardListJobs:     s.session(s.listJobs),
 		RouteDashboardCreateJob:    s.session(s.createTranscription),
@@ -223,6 +227,8 @@ func (s *Server) handle(r Route, h http.HandlerFunc) {
 		s.emptyJobID["GET /v1/transcriptions//export"] = s.apiKey(s.missingJobID)
 	case RouteDashboardExportJob:
 		s.emptyJobID["GET /dashboard/jobs//export"] = s.session(s.missingJobID)
+	case RouteDashboardJobAudio:
+		s.emptyJobID["GET /dashboard/jobs//audio"] = s.session(s.missingJobID)
 	}
 }
 
@@ -246,8 +252,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		log.Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "duration_ms", time.Since(start).Milliseconds())
 	}()
 
-	if s.cfg.GatewayKey != "" && r.URL.Path != "/healthz" && !constantTimeEqual(r.Header.Get("apikey"), s.cfg.GatewayKey) {
+	if s.cfg.GatewayKey != "" && !publicPaths[r.URL.Path] && !constantTimeEqual(r.Header.Get("apikey"), s.cfg.GatewayKey) {
 		writeError(rec, r, callscribe.Errorf(callscribe.CodeUnauthorized, "Missing or invalid gateway key (apikey header)."))
+		return
+	}
+	if r.Method == http.MethodHead {
+		// Go's mux would serve HEAD with a GET route's handler; the API takes no
+		// HEAD (API Gateway routes GET only, so on AWS it reaches the fallback),
+		// and its Allow lists never offer it: 405 on both stacks.
+		s.noRoute(rec, r)
 		return
 	}
 	if h, ok := s.emptyJobID[r.Method+" "+r.URL.Path]; ok {
@@ -255,15 +268,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if _, pattern := s.mux.Handler(r); pattern == "" {
-		if allow := s.allowedMethods(r); len(allow) > 0 {
-			rec.Header().Set("Allow", joinComma(allow))
-			writeError(rec, r, callscribe.Errorf(callscribe.CodeMethodNotAllowed, "Method %s is not allowed on %s.", r.Method, r.URL.Path))
-			return
-		}
-		s.notFound(rec, r)
+		s.noRoute(rec, r)
 		return
 	}
 	s.mux.ServeHTTP(rec, r)
+}
+
+// noRoute answers a request no route takes: 405 with Allow when the path is
+// served with other methods, else 404.
+func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
+	if allow := s.allowedMethods(r); len(allow) > 0 {
+		w.Header().Set("Allow", joinComma(allow))
+		writeError(w, r, callscribe.Errorf(callscribe.CodeMethodNotAllowed, "Method %s is not allowed on %s.", r.Method, r.URL.Path))
+		return
+	}
+	s.notFound(w, r)
 }
 
 func (s *Server) allowedMethods(r *http.Request) []string {
@@ -291,6 +310,9 @@ func joinComma(xs []string) string {
 	}
 	return out
 }
+
+// publicPaths need no gateway key: the health check and the API's own document.
+var publicPaths = map[string]bool{"/healthz": true, "/openapi.json": true}
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, r, http.StatusOK, map[string]any{"status": "ok"})

@@ -271,6 +271,33 @@ func TestUnknownRouteAndWrongMethodUseErrorShape(t *testing.T) {
 	}
 }
 
+// TestHeadIsNotServed: HEAD gets the 405 of any method the API does not take
+// (Allow: GET), as on AWS, where API Gateway routes only GET to the route's
+// function: not the GET handler's answer, which Go's mux would give.
+func TestHeadIsNotServed(t *testing.T) {
+	f := newFixture(t, &recordingQueue{}, nil)
+	for _, path := range []string{"/healthz", "/openapi.json", "/v1/transcriptions", "/v1/transcriptions/" + "00000000-0000-4000-8000-000000000000"} {
+		req := httptest.NewRequest(http.MethodHead, path, nil)
+		req.Header.Set("Authorization", "Bearer "+f.apiKey)
+		rec := httptest.NewRecorder()
+		f.server.ServeHTTP(rec, req)
+		if rec.Code != http.StatusMethodNotAllowed || decodeError(t, rec).Error.Code != callscribe.CodeMethodNotAllowed || !strings.Contains(rec.Header().Get("Allow"), "GET") {
+			t.Errorf("HEAD %s: %d Allow %q %s", path, rec.Code, rec.Header().Get("Allow"), rec.Body)
+		}
+	}
+	rec := f.do(t, http.MethodHead, "/nothing", "")
+	if rec.Code != http.StatusNotFound {
+		t.Errorf("HEAD of an unknown path: %d", rec.Code)
+	}
+	// The AWS fallback (every route known, none served) answers the same.
+	fb := NewFallback(f.server.deps, f.server.cfg, RouteHealth, RouteListJobs)
+	rec = httptest.NewRecorder()
+	fb.ServeHTTP(rec, httptest.NewRequest(http.MethodHead, "/v1/transcriptions", nil))
+	if rec.Code != http.StatusMethodNotAllowed {
+		t.Errorf("fallback HEAD: %d %s", rec.Code, rec.Body)
+	}
+}
+
 func TestRouteRestrictedServer(t *testing.T) {
 	f := newFixture(t, &recordingQueue{}, nil)
 	only := New(f.server.deps, f.server.cfg, RouteGetJob)

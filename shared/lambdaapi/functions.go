@@ -71,9 +71,9 @@ var (
 		httpapi.RouteDashboardLimits,
 	}, Session: true}
 	Fallback = Function{Name: "fallback", Default: true}
-	// Web serves the dashboard's page and assets, and the public config the
-	// page reads to sign in through Cognito.
-	Web = Function{Name: "web", Pages: []string{"GET /", "GET /assets/{proxy+}"}, Routes: []httpapi.Route{httpapi.RouteDashboardConfig}}
+	// Web serves the dashboard's page and assets, the public config the page
+	// reads to sign in through Cognito, and the public OpenAPI document.
+	Web = Function{Name: "web", Pages: []string{"GET /", "GET /assets/{proxy+}"}, Routes: []httpapi.Route{httpapi.RouteDashboardConfig, httpapi.RouteOpenAPI}}
 
 	TranscriptionWorker = Function{Name: "transcription-worker", Queue: QueueTranscription, Kinds: []callscribe.MessageKind{callscribe.KindTranscribe}}
 	DerivedWorker       = Function{Name: "derived-worker", Queue: QueueDerived, Kinds: []callscribe.MessageKind{callscribe.KindDerive}}
