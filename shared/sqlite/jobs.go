@@ -21,6 +21,15 @@ const jobColumns = `id, account_id, type, status, source_job_id, original_filena
 	audio_seconds, audio_key, audio_format, metadata, input, callback, result, error,
 	quota_month, attempts, created_at, updated_at`
 
+// listedColumns are jobColumns as a list page reads them: the listing fields,
+// and NULL for the large JSON columns a page never shows (metadata, input,
+// callback, result, error), which cost a decode per row (a derived job's input
+// is its whole transcript). The DynamoDB listing indexes project the same
+// fields.
+const listedColumns = `id, account_id, type, status, source_job_id, original_filename, language,
+	audio_seconds, audio_key, audio_format, NULL, NULL, NULL, NULL, NULL,
+	quota_month, attempts, created_at, updated_at`
+
 // CreateJob stores job, reserving its seconds first when quota is non-nil. The
 // stored QuotaMonth is quota.Month, or "" without a reservation, whatever
 // job.QuotaMonth said; job.QuotaMonth is set to it on success.
@@ -195,7 +204,7 @@ func listQuery(req callscribe.ListRequest) (string, []any) {
 	if f.JobID != "" {
 		index = ""
 	}
-	return `SELECT ` + jobColumns + ` FROM jobs` + index + `
+	return `SELECT ` + listedColumns + ` FROM jobs` + index + `
 		WHERE ` + where.String() + ` ORDER BY created_at DESC, id DESC LIMIT ?`, args
 }
 
