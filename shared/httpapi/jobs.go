@@ -43,34 +43,47 @@ func (s *Server) getJob(w http.ResponseWriter, r *http.Request, accountID string
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, r, http.StatusOK, jobBody(job))
+	writeBody(w, r, http.StatusOK, jobBody(job))
 }
 
-// jobBody renders the Job resource. source_job_id, result, error and metadata are
-// omitted (not null) when they do not apply.
-func jobBody(job *callscribe.Job) map[string]any {
-	body := map[string]any{
-		"job_id":     job.ID,
-		"type":       job.Type.OrDefault(),
-		"status":     job.Status,
-		"created_at": formatTime(job.CreatedAt),
-		"updated_at": formatTime(job.UpdatedAt),
-	}
-	if job.SourceJobID != "" {
-		body["source_job_id"] = job.SourceJobID
+// jobResource is the Job resource. source_job_id, result, error and metadata
+// are omitted (not null) when they do not apply. The two hottest bodies (this
+// and a list page) are structs rather than maps: encoding a map sorts its keys
+// and reflects on every interface value, per request.
+type jobResource struct {
+	JobID       string               `json:"job_id"`
+	Type        callscribe.JobType   `json:"type"`
+	Status      callscribe.JobStatus `json:"status"`
+	SourceJobID string               `json:"source_job_id,omitempty"`
+	CreatedAt   string               `json:"created_at"`
+	UpdatedAt   string               `json:"updated_at"`
+	Result      json.RawMessage      `json:"result,omitempty"`
+	Error       *callscribe.JobError `json:"error,omitempty"`
+	Metadata    json.RawMessage      `json:"metadata,omitempty"`
+	RequestID   string               `json:"requestId"`
+}
+
+func (b *jobResource) setRequestID(id string) { b.RequestID = id }
+
+// jobBody renders a job as the Job resource.
+func jobBody(job *callscribe.Job) *jobResource {
+	body := &jobResource{
+		JobID:       job.ID,
+		Type:        job.Type.OrDefault(),
+		Status:      job.Status,
+		SourceJobID: job.SourceJobID,
+		CreatedAt:   formatTime(job.CreatedAt),
+		UpdatedAt:   formatTime(job.UpdatedAt),
+		Metadata:    job.Metadata,
 	}
 	if job.Status == callscribe.StatusSucceeded && len(job.Result) > 0 {
-		body["result"] = json.RawMessage(job.Result)
+		body.Result = job.Result
 	}
 	if job.Status == callscribe.StatusFailed {
-		jerr := job.Error
-		if jerr == nil {
-			jerr = &callscribe.JobError{Code: callscribe.JobErrInternal, Message: "The job failed."}
+		body.Error = job.Error
+		if body.Error == nil {
+			body.Error = &callscribe.JobError{Code: callscribe.JobErrInternal, Message: "The job failed."}
 		}
-		body["error"] = jerr
-	}
-	if len(job.Metadata) > 0 {
-		body["metadata"] = json.RawMessage(job.Metadata)
 	}
 	return body
 }
@@ -115,15 +128,15 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request, accountID stri
 		writeError(w, r, err)
 		return
 	}
-	items := make([]map[string]any, 0, len(page.Jobs))
+	body := &jobListPage{Transcriptions: make([]jobSummaryResource, 0, len(page.Jobs))}
 	for _, j := range page.Jobs {
-		items = append(items, jobSummary(j))
+		body.Transcriptions = append(body.Transcriptions, jobSummary(j))
 	}
-	var next any
 	if page.Next != nil {
-		next = encodeCursor(s.cfg.CursorKey, accountID, *page.Next)
+		next := encodeCursor(s.cfg.CursorKey, accountID, *page.Next)
+		body.NextCursor = &next
 	}
-	writeJSON(w, r, http.StatusOK, map[string]any{"transcriptions": items, "next_cursor": next})
+	writeBody(w, r, http.StatusOK, body)
 }
 
 // singleParam returns a query parameter's value; an empty value counts as absent.
@@ -199,26 +212,42 @@ func parseTimestamp(v string) (time.Time, error) {
 }
 
 // jobSummary renders a list entry.
-func jobSummary(j *callscribe.Job) map[string]any {
-	var filename, language any
-	if j.OriginalFilename != nil {
-		filename = *j.OriginalFilename
+// jobListPage is a page of the list route.
+type jobListPage struct {
+	Transcriptions []jobSummaryResource `json:"transcriptions"`
+	NextCursor     *string              `json:"next_cursor"`
+	RequestID      string               `json:"requestId"`
+}
+
+func (b *jobListPage) setRequestID(id string) { b.RequestID = id }
+
+// jobSummaryResource is one job of a list page.
+type jobSummaryResource struct {
+	JobID            string               `json:"job_id"`
+	Type             callscribe.JobType   `json:"type"`
+	Status           callscribe.JobStatus `json:"status"`
+	OriginalFilename *string              `json:"original_filename"`
+	Language         *string              `json:"language"`
+	AudioSeconds     float64              `json:"audio_seconds"`
+	CreatedAt        string               `json:"created_at"`
+	UpdatedAt        string               `json:"updated_at"`
+}
+
+func jobSummary(j *callscribe.Job) jobSummaryResource {
+	item := jobSummaryResource{
+		JobID:            j.ID,
+		Type:             j.Type.OrDefault(),
+		Status:           j.Status,
+		OriginalFilename: j.OriginalFilename,
+		AudioSeconds:     j.AudioSeconds,
+		CreatedAt:        formatTime(j.CreatedAt),
+		UpdatedAt:        formatTime(j.UpdatedAt),
 	}
 	if j.Language != "" {
-		language = j.Language
+		item.Language = &j.Language
 	}
-	seconds := j.AudioSeconds
 	if j.Type.Derived() {
-		seconds = 0 // metered on the source transcription
+		item.AudioSeconds = 0 // metered on the source transcription
 	}
-	return map[string]any{
-		"job_id":            j.ID,
-		"type":              j.Type.OrDefault(),
-		"status":            j.Status,
-		"original_filename": filename,
-		"language":          language,
-		"audio_seconds":     seconds,
-		"created_at":        formatTime(j.CreatedAt),
-		"updated_at":        formatTime(j.UpdatedAt),
-	}
+	return item
 }

@@ -79,10 +79,22 @@ func logger(ctx context.Context) *slog.Logger {
 	return slog.Default()
 }
 
-// writeJSON writes body with requestId added. body must be a map so the
-// identifier can be added without a wrapper type per response.
+// writeJSON writes body with requestId added.
 func writeJSON(w http.ResponseWriter, r *http.Request, status int, body map[string]any) {
 	body["requestId"] = RequestID(r.Context())
+	encodeBody(w, r, status, body)
+}
+
+// responseBody is a struct body with a requestId field.
+type responseBody interface{ setRequestID(string) }
+
+// writeBody writes a struct body with its requestId set.
+func writeBody(w http.ResponseWriter, r *http.Request, status int, body responseBody) {
+	body.setRequestID(RequestID(r.Context()))
+	encodeBody(w, r, status, body)
+}
+
+func encodeBody(w http.ResponseWriter, r *http.Request, status int, body any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)
