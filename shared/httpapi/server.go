@@ -196,6 +196,12 @@ func NewFallback(deps Deps, cfg Config, known ...Route) *Server {
 	return s
 }
 
+// Request ids (and job ids) are random UUIDs: drawing their bytes from a
+// buffered pool of crypto/rand output spares a getrandom system call per
+// request; the ids are no less random. It must be enabled before any
+// concurrent use, hence at package initialisation.
+func init() { uuid.EnableRandPool() }
+
 func newServer(deps Deps, cfg Config) *Server {
 	if deps.Logger == nil {
 		deps.Logger = slog.Default()
