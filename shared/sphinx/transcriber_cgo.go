@@ -147,6 +147,10 @@ func (t *Transcriber) Transcribe(ctx context.Context, req callscribe.Transcripti
 	if err != nil {
 		return nil, badAudio(err)
 	}
+	// The encoded bytes are not needed past decoding: dropping this copy of
+	// the reference lets the collector free them while the channels decode
+	// (the pipeline holds no other once it has called Transcribe).
+	req.Audio = nil
 	segs := make([][]callscribe.Segment, len(audio.Channels))
 	errs := make([]error, len(audio.Channels))
 	var wg sync.WaitGroup

@@ -40,6 +40,8 @@ func main() {
 	duration := flag.Duration("d", 5*time.Second, "wrk duration per endpoint")
 	conns := flag.Int("c", 32, "wrk connections")
 	uploads := flag.Int("uploads", 16, "concurrent 10 MiB uploads for the memory figure (0 skips)")
+	settle := flag.Duration("settle", 30*time.Second, "how long the workers transcribe the uploads before the last RSS reading")
+	uploadPath := flag.String("upload-path", "direct", "direct or two-step: how the memory figure's uploads are sent")
 	flag.Parse()
 	if *bin == "" {
 		log.Fatal("-bin is required")
@@ -122,10 +124,15 @@ func main() {
 
 	if *uploads > 0 {
 		before := vmHWM(cmd.Process.Pid)
-		uploadMany(base, key, *uploads)
-		time.Sleep(2 * time.Second) // the workers pick jobs up and load audio
-		fmt.Printf("\npeak RSS: %s before, %s after %d concurrent 10 MiB uploads (whole process, 2 speech decoders)\n",
-			mib(before), mib(vmHWM(cmd.Process.Pid)), *uploads)
+		if *uploadPath == "two-step" {
+			uploadManyTwoStep(base, key, *uploads)
+		} else {
+			uploadMany(base, key, *uploads)
+		}
+		fmt.Printf("\npeak RSS (whole process, 2 speech decoders): %s before, %s after %d concurrent 10 MiB %s uploads",
+			mib(before), mib(vmHWM(cmd.Process.Pid)), *uploads, *uploadPath)
+		time.Sleep(*settle) // the workers transcribe the uploaded calls meanwhile
+		fmt.Printf(", %s after %s of transcribing them\n", mib(vmHWM(cmd.Process.Pid)), *settle)
 	}
 }
 
@@ -308,6 +315,60 @@ func uploadMany(base, key string, n int) {
 			resp.Body.Close()
 			if resp.StatusCode != http.StatusAccepted {
 				log.Fatalf("upload %d: %d %s", i, resp.StatusCode, b)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// uploadManyTwoStep sends n 10 MiB WAVs at once through the two-step path:
+// POST /v1/transcriptions/uploads, the file to the signed address, then the
+// create with upload_id.
+func uploadManyTwoStep(base, key string, n int) {
+	wav := stereoWAV(10<<20 - 44)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			staged := postJSON(base+"/v1/transcriptions/uploads", key, `{}`)
+			pr, pw := io.Pipe()
+			mw := multipart.NewWriter(pw)
+			go func() {
+				for k, v := range staged["fields"].(map[string]any) {
+					mw.WriteField(k, v.(string))
+				}
+				fw, _ := mw.CreateFormFile("file", fmt.Sprintf("staged-%d.wav", i))
+				fw.Write(wav)
+				mw.Close()
+				pw.Close()
+			}()
+			req, _ := http.NewRequest(http.MethodPost, staged["url"].(string), pr)
+			req.Header.Set("Content-Type", mw.FormDataContentType())
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				log.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode/100 != 2 {
+				log.Fatalf("staging upload %d: %d %s", i, resp.StatusCode, b)
+			}
+			var form bytes.Buffer
+			fw := multipart.NewWriter(&form)
+			fw.WriteField("upload_id", staged["upload_id"].(string))
+			fw.Close()
+			create, _ := http.NewRequest(http.MethodPost, base+"/v1/transcriptions", &form)
+			create.Header.Set("Content-Type", fw.FormDataContentType())
+			create.Header.Set("Authorization", "Bearer "+key)
+			resp, err = http.DefaultClient.Do(create)
+			if err != nil {
+				log.Fatal(err)
+			}
+			b, _ = io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusAccepted {
+				log.Fatalf("two-step create %d: %d %s", i, resp.StatusCode, b)
 			}
 		}()
 	}
