@@ -5,6 +5,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -41,6 +43,15 @@ func main() {
 		os.Exit(2)
 	}
 	logger := app.NewLogger(cfg.LogLevel)
+	if addr := os.Getenv("PPROF_ADDR"); addr != "" {
+		// Go's profiler on a listener of its own (never the API's), for
+		// profiling under load: go tool pprof http://ADDR/debug/pprof/profile.
+		go func() {
+			if err := http.ListenAndServe(addr, pprofMux()); err != nil {
+				logger.Error("PPROF_ADDR: the profiler stopped", "err", err)
+			}
+		}()
+	}
 	local, err := localstack.Open(cfg, logger, providers())
 	if err != nil {
 		logger.Error("starting the local stack failed", "err", err)
@@ -72,4 +83,14 @@ Then upload a call:
 		os.Exit(1)
 	}
 	logger.Info("callscribe stopped")
+}
+
+// pprofMux serves net/http/pprof's handlers, and nothing else.
+func pprofMux() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return mux
 }
