@@ -13,7 +13,7 @@
 # feature map was chosen on: the first 24 labelled calls of testdata/insights,
 # same voices, 8 kHz WAV. Choose engine changes on it, not on the call set.
 #
-# Environment: ASR_VARIANTS (default "16k 8k 8k-mp3 librivox"; add "dev"), ASR_ARGS (extra
+# Environment: ASR_VARIANTS (default "16k 8k 8k-mp3 librivox librivox-8k"; add "dev"), ASR_ARGS (extra
 # asrbench flags, e.g. "-lm-weight -1" to measure without the domain LM),
 # AGENT_VOICE (flite voice of the Agent channel, default slt; the User is rms),
 # which gets a cache of its own.
@@ -25,7 +25,7 @@ CACHE=.cache/asr-bench
 if [[ $AGENT_VOICE != slt ]]; then
 	CACHE=$CACHE-$AGENT_VOICE
 fi
-VARIANTS=${ASR_VARIANTS:-"16k 8k 8k-mp3 librivox"}
+VARIANTS=${ASR_VARIANTS:-"16k 8k 8k-mp3 librivox librivox-8k"}
 LIBRIVOX=/usr/share/pocketsphinx/test/data/librivox
 mkdir -p "$CACHE/bin" "$CACHE/calls16k" "$CACHE/calls8k" "$CACHE/dev8k"
 
@@ -75,6 +75,22 @@ for v in $VARIANTS; do
 			continue
 		fi
 		args=(-librivox "$LIBRIVOX")
+		;;
+	librivox-8k)
+		# Real human speech as a telephone line carries it: the LibriVox clips
+		# resampled to 8 kHz (sox's band-limiting resampler), as the call set's
+		# narrowband audio is.
+		if [[ ! -d $LIBRIVOX ]]; then
+			echo "librivox-8k: $LIBRIVOX missing (install pocketsphinx-testdata)" >"$out"
+			i=$((i + 1))
+			continue
+		fi
+		mkdir -p "$CACHE/librivox8k"
+		cp "$LIBRIVOX/transcription" "$LIBRIVOX/fileids" "$CACHE/librivox8k/"
+		for w in "$LIBRIVOX"/*.wav; do
+			[[ -f "$CACHE/librivox8k/$(basename "$w")" ]] || sox "$w" -r 8000 "$CACHE/librivox8k/$(basename "$w")"
+		done
+		args=(-librivox "$CACHE/librivox8k" -label "librivox 8kHz")
 		;;
 	*) echo "unknown variant $v" >&2; exit 2 ;;
 	esac

@@ -95,7 +95,7 @@ func main() {
 	case *calls != "":
 		err = benchCalls(tr, *calls, *ext, *label, *verbose)
 	case *libri != "":
-		err = benchLibrivox(tr, *libri, *verbose)
+		err = benchLibrivox(tr, *libri, *label, *verbose)
 	default:
 		flag.Usage()
 		os.Exit(2)
@@ -205,7 +205,10 @@ func turnTiming(turns []turn, segs []callscribe.Segment) []float64 {
 	return out
 }
 
-func benchLibrivox(tr *sphinx.Transcriber, dir string, verbose bool) error {
+func benchLibrivox(tr *sphinx.Transcriber, dir, label string, verbose bool) error {
+	if label == "" {
+		label = "librivox 16kHz"
+	}
 	f, err := os.Open(filepath.Join(dir, "transcription"))
 	if err != nil {
 		return err
@@ -248,7 +251,7 @@ func benchLibrivox(tr *sphinx.Transcriber, dir string, verbose bool) error {
 			fmt.Printf("  %s\n    ref: %s\n    hyp: %s\n", id, strings.Join(sphinx.NormalizeText(text), " "), strings.Join(hyp, " "))
 		}
 	}
-	fmt.Printf("%-22s clips=%d  WER=%s  RTF=%.3f (CPU %.1fs, wall %.1fs, for %.1fs)  peak RSS=%s\n", "librivox 16kHz", n, all, cpu.Seconds()/audioSec, cpu.Seconds(), wall.Seconds(), audioSec, peakRSS())
+	fmt.Printf("%-22s clips=%d  WER=%s  RTF=%.3f (CPU %.1fs, wall %.1fs, for %.1fs)  peak RSS=%s\n", label, n, all, cpu.Seconds()/audioSec, cpu.Seconds(), wall.Seconds(), audioSec, peakRSS())
 	return sc.Err()
 }
 
