@@ -20,6 +20,9 @@ const (
 	exitOK    = 0
 	exitError = 1 // API and runtime errors
 	exitUsage = 2 // bad arguments, missing credentials
+	// exitInterrupted is 128+SIGINT, what a shell reports for a command
+	// stopped by Ctrl-C.
+	exitInterrupted = 130
 )
 
 // CLI is the command tree.
@@ -116,6 +119,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv, globals: &cli.Globals}
 	if err := kctx.Run(e); err != nil {
+		if ctx.Err() != nil {
+			// Interrupted (Ctrl-C, SIGTERM): the shell's convention, 128+SIGINT,
+			// and no error line for what the user asked for. Jobs already
+			// created keep running on the service.
+			fmt.Fprintln(stderr, "callscribe: interrupted")
+			return exitInterrupted
+		}
 		return report(stderr, err)
 	}
 	return exitOK

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/callscribe/callscribe/shared/client"
@@ -52,5 +53,18 @@ func TestRunWithoutService(t *testing.T) {
 		if code := run(context.Background(), append(cmd, "--help"), nil, &out, &errb, env); code != 0 || !bytes.Contains(out.Bytes(), []byte("Example")) {
 			t.Errorf("%v --help: exit %d, no examples:\n%s", cmd, code, out.String())
 		}
+	}
+}
+
+// An interrupted command (Ctrl-C cancels run's context) exits 130, with one
+// plain line and no error report.
+func TestInterruptedExits130(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb strings.Builder
+	env := map[string]string{envBaseURL: "http://127.0.0.1:1", envAPIKey: "cs_test", envConfig: t.TempDir() + "/c.json"}
+	code := run(ctx, []string{"taxonomy"}, strings.NewReader(""), &out, &errb, func(k string) string { return env[k] })
+	if code != exitInterrupted || errb.String() != "callscribe: interrupted\n" {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
 	}
 }
