@@ -145,10 +145,10 @@ func TestSplitAssignment(t *testing.T) {
 }
 
 // TestLabelledSetComposition checks what issue 12 asks of the set: at least 150
-// calls, at least four writing styles besides the original, each with at least
-// 20 calls, and every call_reason
-// and call_outcome value well represented (at least 8 calls as primary reason /
-// outcome over all splits), with every outcome present in dev and in test.
+// calls; at least four writing styles besides the original, each with at least
+// 20 calls; every call_reason and call_outcome value well represented (at least
+// 8 calls as primary reason / outcome over all splits), and every outcome present
+// in dev and in test.
 func TestLabelledSetComposition(t *testing.T) {
 	splits := loadSplits(t)
 	total := 0
