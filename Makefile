@@ -53,6 +53,7 @@ narrowband-map: deps-speech
 bench-api: deps-speech
 	@bash infra/bench/api.sh
 
+## bench-insights: tagger accuracy per labelled split (train, dev, test), clean text and after speech.
 bench-insights: deps-speech
 	@bash infra/bench/insights.sh
 

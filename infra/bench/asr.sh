@@ -10,7 +10,8 @@
 # pocketsphinx-testdata LibriVox clips (real human speech, 16 kHz).
 #
 # The "dev" variant (not in the default list) is the dev set the narrowband
-# feature map was chosen on: the first 24 labelled calls of testdata/insights,
+# feature map was chosen on: the first 24 of the 48 original labelled calls
+# (testdata/insights/callNN.txt, two digits; not the calls added by issue 12),
 # same voices, 8 kHz WAV. Choose engine changes on it, not on the call set.
 #
 # Environment: ASR_VARIANTS (default "16k 8k 8k-mp3 librivox librivox-8k"; add "dev"), ASR_ARGS (extra
@@ -47,7 +48,7 @@ done
 echo "asr bench: $n dialogues from testdata/dialogues (Agent voice $AGENT_VOICE, User voice rms), audio in $CACHE"
 
 if [[ " $VARIANTS " == *" dev "* ]]; then
-	for f in $(ls testdata/insights/call*.txt | sort | head -n 24); do
+	for f in $(ls testdata/insights/call[0-9][0-9].txt | sort | head -n 24); do
 		name=$(basename "$f" .txt)
 		if [[ ! "$CACHE/dev8k/$name.json" -nt "$f" ]]; then
 			"$CACHE/bin/synthcall" -in "$f" -out "$CACHE/dev8k/$name.wav" -rate 8000 -ref "$CACHE/dev8k/$name.json" -agent-voice "$AGENT_VOICE"

@@ -9,13 +9,18 @@ import (
 	"github.com/callscribe/callscribe/shared/callscribe"
 )
 
-// LabelledCall is one call of the labelled set (testdata/insights): the file
+// LabelledCall is one call of a labelled set (testdata/insights is the train
+// split, testdata/insights-dev and testdata/insights-test the others): the file
 // with its dialogue and the expected tags. CallReason[0] is the primary reason.
 type LabelledCall struct {
 	File              string   `json:"file"`
 	CallReason        []string `json:"call_reason"`
 	CustomerSentiment string   `json:"customer_sentiment"`
 	CallOutcome       string   `json:"call_outcome"`
+	// Style is how the call was written (terse, rambling, asr, two_issues,
+	// polite_unresolved, follow_up; original for the first 48 calls, written
+	// next to the lexicon). Optional; it changes nothing in the scoring.
+	Style string `json:"style,omitempty"`
 	// Text is the dialogue, read by LoadLabelledSet.
 	Text string `json:"-"`
 }

@@ -1,11 +1,17 @@
-// Command insights measures the built-in tagger on the labelled call set
-// (testdata/insights): on the clean dialogue text, and on the same calls after
-// the speech engine (each call synthesised to 8 kHz stereo audio by
-// infra/bench/cmd/synthcall, then transcribed by the embedded sphinx engine).
+// Command insights measures the built-in tagger on the labelled call sets: on
+// the clean dialogue text, and on the same calls after the speech engine (each
+// call synthesised to 8 kHz stereo audio by infra/bench/cmd/synthcall, then
+// transcribed by the embedded sphinx engine).
+//
+// The labelled calls are split by call (issue 12): train (testdata/insights,
+// which holds the 48 original calls the lexicon was written next to), dev
+// (testdata/insights-dev) and test (testdata/insights-test, frozen by its
+// SHA256SUMS). Each split is reported on its own; choose methods on dev and
+// quote test.
 //
 // Usage:
 //
-//	go run ./infra/bench/cmd/insights [-set testdata/insights] [-mode clean|speech|both] [-cache .cache/bench-insights] [-v]
+//	go run ./infra/bench/cmd/insights [-set dir,dir,...] [-speech-set dir,dir,...] [-mode clean|speech|both] [-cache .cache/bench-insights] [-v]
 //
 // Metrics (each a percentage of the calls):
 //
@@ -23,14 +29,16 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
 	"github.com/callscribe/callscribe/shared/insights"
 )
 
-// Targets from issue 4; the bench exits non-zero when one is missed so that a
-// regression is visible in scripts.
+// Targets from issue 4, set on the 48 original calls; the bench exits non-zero
+// when one is missed there, so that a regression is visible in scripts.
 const (
 	targetReasonClean  = 0.90
 	targetReasonSpeech = 0.75
@@ -38,44 +46,134 @@ const (
 	targetOutcomeClean = 0.80
 )
 
+// Targets from issue 12, on the test split. They are printed, not enforced:
+// the lexicon tagger does not meet them yet.
+var issue12Clean = [3]float64{0.95, 0.85, 0.85}  // call_reason, customer_sentiment, call_outcome
+var issue12Speech = [3]float64{0.85, 0.80, 0.70} // the same after speech
+
+// The default splits, in report order.
+const defaultSets = "testdata/insights,testdata/insights-dev,testdata/insights-test"
+
+// split is one labelled set with the name it is reported under.
+type split struct {
+	name  string
+	calls []insights.LabelledCall
+}
+
+// splitName names a set directory: train, dev and test for the project's
+// splits, the directory otherwise.
+func splitName(dir string) string {
+	switch filepath.Base(filepath.Clean(dir)) {
+	case "insights", "train":
+		return "train"
+	case "insights-dev", "dev":
+		return "dev"
+	case "insights-test", "test":
+		return "test"
+	}
+	return dir
+}
+
 func main() {
-	set := flag.String("set", "testdata/insights", "directory of the labelled set")
+	sets := flag.String("set", defaultSets, "comma-separated directories of labelled sets (the splits), each reported separately")
+	speechSets := flag.String("speech-set", "", "comma-separated directories measured after speech (default: the same as -set)")
 	mode := flag.String("mode", "both", "clean, speech or both")
 	cache := flag.String("cache", ".cache/bench-insights", "cache directory for audio and transcripts")
 	verbose := flag.Bool("v", false, "list every miss")
 	flag.Parse()
-
-	calls, err := insights.LoadLabelledSet(*set)
-	if err != nil {
-		fatal("loading the labelled set", err)
+	if *speechSets == "" {
+		*speechSets = *sets
 	}
+
 	ok := true
 	if *mode == "clean" || *mode == "both" {
-		s, misses := run(calls, func(c insights.LabelledCall) (callscribe.Transcript, error) {
-			return callscribe.Transcript{Text: c.Text}, nil
-		})
-		report("clean text", s, misses, *verbose)
-		ok = check("call_reason clean", s.ReasonHit, targetReasonClean) && ok
-		ok = check("customer_sentiment clean", s.Sentiment, targetSentClean) && ok
-		ok = check("call_outcome clean", s.Outcome, targetOutcomeClean) && ok
+		for _, sp := range load(*sets) {
+			s, misses := run(sp.calls, cleanText)
+			report(fmt.Sprintf("%s, clean text", sp.name), s, misses, *verbose)
+			ok = targets(sp, s, false, cleanText) && ok
+		}
 	}
 	if *mode == "speech" || *mode == "both" {
-		sp, err := newSpeechPath(*cache)
+		path, err := newSpeechPath(*cache)
 		if err != nil {
 			fatal("the after-speech bench needs the speech engine", err)
 		}
-		if err := sp.prepare(calls); err != nil {
+		splits := load(*speechSets)
+		var all []insights.LabelledCall
+		for _, sp := range splits {
+			all = append(all, sp.calls...)
+		}
+		if err := path.prepare(all); err != nil {
 			fatal("synthesising or transcribing the labelled calls", err)
 		}
-		s, misses := run(calls, sp.transcript)
-		report("after speech (synthcall 8 kHz stereo -> sphinx)", s, misses, *verbose)
-		hits, total := contamination(calls)
-		fmt.Printf("  speech engine: %d calls transcribed now, %d from cache; %d of %d labelled sentences occur verbatim in the engine's domain LM text\n", sp.fresh, sp.cached, hits, total)
-		ok = check("call_reason after speech", s.ReasonHit, targetReasonSpeech) && ok
+		for _, sp := range splits {
+			s, misses := run(sp.calls, path.transcript)
+			report(fmt.Sprintf("%s, after speech (synthcall 8 kHz stereo -> sphinx)", sp.name), s, misses, *verbose)
+			hits, total := contamination(sp.calls)
+			fmt.Printf("  %d of %d labelled sentences occur verbatim in the engine's domain LM text\n", hits, total)
+			ok = targets(sp, s, true, path.transcript) && ok
+		}
+		fmt.Printf("\n  speech engine: %d calls transcribed now, %d from cache\n", path.fresh, path.cached)
 	}
 	if !ok {
 		os.Exit(1)
 	}
+}
+
+func cleanText(c insights.LabelledCall) (callscribe.Transcript, error) {
+	return callscribe.Transcript{Text: c.Text}, nil
+}
+
+func load(list string) []split {
+	var out []split
+	for _, dir := range strings.Split(list, ",") {
+		if dir = strings.TrimSpace(dir); dir == "" {
+			continue
+		}
+		calls, err := insights.LoadLabelledSet(dir)
+		if err != nil {
+			fatal("loading the labelled set "+dir, err)
+		}
+		out = append(out, split{splitName(dir), calls})
+	}
+	return out
+}
+
+// targets checks issue 4's targets on the original calls of the train split
+// (the set they were set on; the result decides the exit status) and prints
+// issue 12's targets for the test split.
+func targets(sp split, s insights.Scores, speech bool, input func(insights.LabelledCall) (callscribe.Transcript, error)) bool {
+	switch sp.name {
+	case "train":
+		orig := slices.DeleteFunc(slices.Clone(sp.calls), func(c insights.LabelledCall) bool { return c.Style != "original" })
+		if len(orig) == 0 {
+			return true
+		}
+		o, _ := run(orig, input)
+		fmt.Printf("  the %d original calls (issue 4 targets): call_reason %5.1f%% (top-1 %5.1f%%), customer_sentiment %5.1f%%, call_outcome %5.1f%%\n",
+			o.Calls, 100*o.ReasonHit, 100*o.ReasonTop1, 100*o.Sentiment, 100*o.Outcome)
+		if speech {
+			return check("call_reason after speech", o.ReasonHit, targetReasonSpeech)
+		}
+		ok := check("call_reason clean", o.ReasonHit, targetReasonClean)
+		ok = check("customer_sentiment clean", o.Sentiment, targetSentClean) && ok
+		return check("call_outcome clean", o.Outcome, targetOutcomeClean) && ok
+	case "test":
+		t := issue12Clean
+		if speech {
+			t = issue12Speech
+		}
+		fmt.Printf("  issue 12 targets: call_reason >= %.0f%% %s, customer_sentiment >= %.0f%% %s, call_outcome >= %.0f%% %s\n",
+			100*t[0], met(s.ReasonHit, t[0]), 100*t[1], met(s.Sentiment, t[1]), 100*t[2], met(s.Outcome, t[2]))
+	}
+	return true
+}
+
+func met(got, target float64) string {
+	if got+1e-9 < target {
+		return "(not met)"
+	}
+	return "(met)"
 }
 
 func run(calls []insights.LabelledCall, input func(insights.LabelledCall) (callscribe.Transcript, error)) (insights.Scores, []insights.Miss) {
