@@ -18,8 +18,8 @@ type JobStore interface {
 	GetJob(ctx context.Context, id string) (*Job, error)
 	// ListJobs returns one page of an account's live jobs, newest first, by an
 	// index range scan starting after req.After. The jobs carry the listing
-	// fields only: no Metadata, Input, Callback, Result or Error (GetJob has
-	// them).
+	// fields only (ID, AccountID, Type, Status, SourceJobID, OriginalFilename,
+	// Language, AudioSeconds, CreatedAt, UpdatedAt); GetJob has the rest.
 	ListJobs(ctx context.Context, req ListRequest) (*JobPage, error)
 	// TransitionJob applies t atomically and returns the updated job. It fails with
 	// CONFLICT when the job is deleted or not in one of t.From, and JOB_NOT_FOUND

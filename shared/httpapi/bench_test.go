@@ -20,6 +20,9 @@ func benchmarkRoute(b *testing.B, path string) {
 	f := newFixture(b, &recordingQueue{}, nil)
 	f.server.deps.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
 	rec := f.upload(b, wav(1, 8000))
+	for range 20 { // a full first page for the list
+		f.upload(b, wav(1, 8000))
+	}
 	var body struct {
 		JobID string `json:"job_id"`
 	}

@@ -21,14 +21,13 @@ const jobColumns = `id, account_id, type, status, source_job_id, original_filena
 	audio_seconds, audio_key, audio_format, metadata, input, callback, result, error,
 	quota_month, attempts, created_at, updated_at`
 
-// listedColumns are jobColumns as a list page reads them: the listing fields,
-// and NULL for the large JSON columns a page never shows (metadata, input,
-// callback, result, error), which cost a decode per row (a derived job's input
-// is its whole transcript). The DynamoDB listing indexes project the same
-// fields.
+// listedColumns are what a list page reads: the listing fields, not the large
+// JSON columns a page never shows (metadata, input, callback, result, error),
+// each a decode per row (a derived job's input is its whole transcript), nor
+// the bookkeeping ones; the driver's cost per row grows with every column
+// read. The DynamoDB listing indexes project the same fields.
 const listedColumns = `id, account_id, type, status, source_job_id, original_filename, language,
-	audio_seconds, audio_key, audio_format, NULL, NULL, NULL, NULL, NULL,
-	quota_month, attempts, created_at, updated_at`
+	audio_seconds, created_at, updated_at`
 
 // CreateJob stores job, reserving its seconds first when quota is non-nil. The
 // stored QuotaMonth is quota.Month, or "" without a reservation, whatever
@@ -124,7 +123,7 @@ func (s *JobStore) ListJobs(ctx context.Context, req callscribe.ListRequest) (*c
 			more = true
 			break
 		}
-		job, err := scanJob(rows)
+		job, err := scanListed(rows)
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: list jobs: %w", err)
 		}
@@ -410,6 +409,28 @@ func scanJob(row rowScanner, extra ...any) (*callscribe.Job, error) {
 	}
 	if err := decodeJSON(errorColumn, &job.Error); err != nil {
 		return nil, fmt.Errorf("job %s error: %w", job.ID, err)
+	}
+	job.CreatedAt = time.Unix(0, createdAt).UTC()
+	job.UpdatedAt = time.Unix(0, updatedAt).UTC()
+	return &job, nil
+}
+
+// scanListed reads a row of listedColumns.
+func scanListed(row rowScanner) (*callscribe.Job, error) {
+	var (
+		job                  callscribe.Job
+		jobType, filename    sql.NullString
+		status               string
+		createdAt, updatedAt int64
+	)
+	if err := row.Scan(&job.ID, &job.AccountID, &jobType, &status, &job.SourceJobID, &filename, &job.Language,
+		&job.AudioSeconds, &createdAt, &updatedAt); err != nil {
+		return nil, err
+	}
+	job.Type = callscribe.JobType(jobType.String).OrDefault()
+	job.Status = callscribe.JobStatus(status)
+	if filename.Valid {
+		job.OriginalFilename = &filename.String
 	}
 	job.CreatedAt = time.Unix(0, createdAt).UTC()
 	job.UpdatedAt = time.Unix(0, updatedAt).UTC()
