@@ -82,11 +82,16 @@ type model struct {
 	window    int
 	cats      map[string]*category
 	catsOrder []string
+	// linear is the trained model that decides call_reason, call_outcome and
+	// customer_sentiment (model.json); nil: the lexicon decides alone.
+	linear *linearFile
 }
 
 // defaultModel is built once from the embedded file; init panics on a broken file
 // so that a bad edit cannot ship (the package tests fail first).
 var defaultModel = mustModel(lexiconJSON)
+
+func init() { defaultModel.linear = defaultLinear }
 
 func mustModel(b []byte) *model {
 	m, err := parseModel(b)
