@@ -1,6 +1,7 @@
 package insights
 
 import (
+	"bytes"
 	"context"
 	"regexp"
 	"slices"
@@ -401,5 +402,29 @@ func TestTopicCueMustReadAsALabel(t *testing.T) {
 		if got := contentPhrase(cue); got != want {
 			t.Errorf("contentPhrase(%q) = %v, want %v", cue, got, want)
 		}
+	}
+}
+
+// TestModelIsReproducible retrains the embedded model.json from the train split
+// with the settings it records and compares the bytes: the file is what
+// `make train-insights` writes, nothing edited by hand.
+func TestModelIsReproducible(t *testing.T) {
+	train, err := LoadLabelledSet("../../testdata/insights")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgs, err := ConfigsOf(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfgs) != len(LinearCategories) {
+		t.Fatalf("model.json decides %d categories, want %d", len(cfgs), len(LinearCategories))
+	}
+	b, err := TrainLinear(train, cfgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b, EmbeddedModel()) {
+		t.Errorf("retraining gives %d bytes that differ from the embedded model.json (%d bytes): run make train-insights", len(b), len(EmbeddedModel()))
 	}
 }

@@ -163,12 +163,18 @@ func combine(cat string, lexSel, classes []string, p []float64, gate float64) (s
 	return sel, true
 }
 
-// applyLinear lets the trained model decide its categories of an analysis.
+// minModelWords: the model was trained on whole calls (the shortest labelled
+// call has 24 words); on a shorter snippet ("Hello.", one sentence) its
+// n-gram features say little, so the lexicon decides alone, and a call
+// without evidence still gets the taxonomy defaults reported as defaulted.
+const minModelWords = 20
+
+// apply lets the trained model decide its categories of an analysis.
 func (f *linearFile) apply(a *analysis) {
 	for _, name := range LinearCategories {
 		c := f.Categories[name]
 		r := a.cats[name]
-		if c == nil || r == nil || len(a.toks) == 0 {
+		if c == nil || r == nil || len(a.toks) < minModelWords {
 			continue
 		}
 		p := c.probs(features(a, name, c.Features, r))
@@ -208,6 +214,7 @@ func trainCat(cfg LinearConfig, classes []string, docs []map[string]float64, lab
 		index[k] = i
 	}
 	xs := make([]sparse, len(docs))
+	meanVal := make([]float64, len(vocab)) // a feature's mean value where present
 	maxNorm := 0.0
 	for i, d := range docs {
 		var s sparse
@@ -215,6 +222,7 @@ func trainCat(cfg LinearConfig, classes []string, docs []map[string]float64, lab
 			if v, ok := d[k]; ok {
 				s.idx = append(s.idx, index[k])
 				s.val = append(s.val, v)
+				meanVal[index[k]] += v / float64(df[k])
 			}
 		}
 		n := 0.0
@@ -274,7 +282,7 @@ func trainCat(cfg LinearConfig, classes []string, docs []map[string]float64, lab
 		keep := false
 		for i := range row {
 			row[i] = round4(w[j*K+i])
-			keep = keep || math.Abs(row[i]) >= pruneBelow
+			keep = keep || math.Abs(row[i])*meanVal[j] >= pruneBelow
 		}
 		if keep || k == "bias" {
 			c.Weights[k] = row
@@ -283,8 +291,9 @@ func trainCat(cfg LinearConfig, classes []string, docs []map[string]float64, lab
 	return c
 }
 
-// pruneBelow: a feature whose weights are all smaller than this is left out of
-// model.json (its effect on a probability is far below a percent).
+// pruneBelow: a feature whose weights, times the feature's mean value where it
+// occurs in training, are all smaller than this is left out of model.json: it
+// moves a class's log-odds by less than pruneBelow.
 const pruneBelow = 0.01
 
 func round4(f float64) float64 {
@@ -396,7 +405,7 @@ var linearAbout = []string{
 	"The built-in tagger's trained part (issue 12): per category a multinomial logistic regression,",
 	"written by `make train-insights` (infra/bench/cmd/trainmodel) from the train split (testdata/insights) with",
 	"the settings chosen on the dev split; do not edit by hand, retrain. weights: feature -> one weight per class",
-	"(in classes order), rounded to 4 decimals, features whose weights are all below 0.01 left out.",
+	"(in classes order), rounded to 4 decimals, features that move no class's log-odds by 0.01 (weight x mean value) left out.",
 	"Features: bias; w: word stem unigrams and bigrams; c: character 3-5-grams of the stems (< > mark the word's ends);",
 	"e: words of the last two turns of each speaker (call_outcome) or of the customer (customer_sentiment);",
 	"x: log(1+score) of the lexicon's score for that value. Text groups are binary, scaled to unit length.",
