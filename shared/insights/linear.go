@@ -416,11 +416,13 @@ var linearAbout = []string{
 func encodeLinear(f *linearFile) []byte {
 	var b bytes.Buffer
 	js := func(v any) string {
-		out, err := json.Marshal(v)
-		if err != nil {
+		var out bytes.Buffer
+		enc := json.NewEncoder(&out)
+		enc.SetEscapeHTML(false) // "c:<re", not "c:\u003cre"
+		if err := enc.Encode(v); err != nil {
 			panic(err)
 		}
-		return string(out)
+		return strings.TrimSuffix(out.String(), "\n")
 	}
 	b.WriteString("{\n \"_about\": [\n")
 	for i, s := range linearAbout {
