@@ -194,7 +194,12 @@ type sparse struct {
 	val []float64
 }
 
-// trainCat fits one category on docs with labels (indices into classes).
+// trainCat fits one category on docs with labels (indices into classes):
+// full-batch gradient descent with Nesterov momentum from zero weights, a fixed
+// step and a fixed number of iterations, over a sorted vocabulary, so the same
+// calls give the same weights. Products are converted explicitly
+// (float64(x*y)) so that no platform fuses them into FMA instructions, which
+// would round differently.
 func trainCat(cfg LinearConfig, classes []string, docs []map[string]float64, labels []int) *linearCat {
 	df := map[string]int{}
 	for _, d := range docs {
@@ -227,7 +232,7 @@ func trainCat(cfg LinearConfig, classes []string, docs []map[string]float64, lab
 		}
 		n := 0.0
 		for _, v := range s.val {
-			n += v * v
+			n += float64(v * v)
 		}
 		maxNorm = max(maxNorm, n)
 		xs[i] = s
@@ -236,7 +241,7 @@ func trainCat(cfg LinearConfig, classes []string, docs []map[string]float64, lab
 	bias := index["bias"]
 	// Step 1/L with L bounding the curvature: softmax cross-entropy's Hessian is
 	// at most 0.5·|x|² per call, the penalty adds lambda.
-	lr := 1 / (0.5*maxNorm + cfg.Lambda)
+	lr := 1 / (float64(0.5*maxNorm) + cfg.Lambda)
 	w := make([]float64, D*K)
 	prev := make([]float64, D*K)
 	y := make([]float64, D*K)
