@@ -48,8 +48,14 @@ type linearCat struct {
 }
 
 type linearFile struct {
-	About      []string              `json:"_about"`
-	Version    string                `json:"version"`
+	About   []string `json:"_about"`
+	Version string   `json:"version"`
+	// MinWords: the model decides only calls of at least this many words, the
+	// length of the shortest training call: it was never fitted on shorter
+	// snippets ("Hello.", one sentence), whose few n-grams say little, so the
+	// lexicon decides those alone, and a call without evidence still gets the
+	// taxonomy defaults reported as defaulted.
+	MinWords   int                   `json:"min_words"`
 	Categories map[string]*linearCat `json:"categories"`
 }
 
@@ -163,18 +169,12 @@ func combine(cat string, lexSel, classes []string, p []float64, gate float64) (s
 	return sel, true
 }
 
-// minModelWords: the model was trained on whole calls (the shortest labelled
-// call has 24 words); on a shorter snippet ("Hello.", one sentence) its
-// n-gram features say little, so the lexicon decides alone, and a call
-// without evidence still gets the taxonomy defaults reported as defaulted.
-const minModelWords = 20
-
 // apply lets the trained model decide its categories of an analysis.
 func (f *linearFile) apply(a *analysis) {
 	for _, name := range LinearCategories {
 		c := f.Categories[name]
 		r := a.cats[name]
-		if c == nil || r == nil || len(a.toks) < minModelWords {
+		if c == nil || r == nil || len(a.toks) < max(f.MinWords, 1) {
 			continue
 		}
 		p := c.probs(features(a, name, c.Features, r))
@@ -349,6 +349,17 @@ func prepare(calls []LabelledCall) *prepared {
 	return p
 }
 
+// minWords is the length in words (tokens) of the shortest call.
+func (p *prepared) minWords() int {
+	n := 0
+	for i, a := range p.an {
+		if i == 0 || len(a.toks) < n {
+			n = len(a.toks)
+		}
+	}
+	return n
+}
+
 func (p *prepared) features(cat string, fs FeatureSet) []map[string]float64 {
 	key := cat + "/" + fs.String()
 	if f, ok := p.feats[key]; ok {
@@ -375,7 +386,7 @@ func (p *prepared) fit(cat string, cfg LinearConfig) *linearCat {
 // model.json's bytes.
 func TrainLinear(train []LabelledCall, configs map[string]LinearConfig) ([]byte, error) {
 	p := prepare(train)
-	f := &linearFile{Version: "1", Categories: map[string]*linearCat{}}
+	f := &linearFile{Version: "1", MinWords: p.minWords(), Categories: map[string]*linearCat{}}
 	for _, name := range LinearCategories {
 		cfg, ok := configs[name]
 		if !ok {
@@ -414,7 +425,8 @@ var linearAbout = []string{
 	"Features: bias; w: word stem unigrams and bigrams; c: character 3-5-grams of the stems (< > mark the word's ends);",
 	"e: words of the last two turns of each speaker (call_outcome) or of the customer (customer_sentiment);",
 	"x: log(1+score) of the lexicon's score for that value. Text groups are binary, scaled to unit length.",
-	"gate: the model decides when its top probability reaches it, the lexicon (lexicon.json) otherwise.",
+	"gate: the model decides when its top probability reaches it, the lexicon (lexicon.json) otherwise;",
+	"min_words: calls shorter than the shortest training call (in words) are left to the lexicon.",
 }
 
 // encodeLinear writes the file with one line per feature, keys sorted.
@@ -437,7 +449,7 @@ func encodeLinear(f *linearFile) []byte {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString(" ],\n \"version\": " + js(f.Version) + ",\n \"categories\": {\n")
+	b.WriteString(" ],\n \"version\": " + js(f.Version) + ",\n \"min_words\": " + js(f.MinWords) + ",\n \"categories\": {\n")
 	var names []string
 	for k := range f.Categories {
 		names = append(names, k)

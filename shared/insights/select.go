@@ -52,12 +52,13 @@ func (a Alternative) String() string {
 }
 
 // devAccuracy scores a category's decisions on the dev calls.
-func devAccuracy(cat string, dev *prepared, cls []string, probs [][]float64, gate float64) float64 {
+// Calls shorter than minWords are left to the lexicon, as the tagger does.
+func devAccuracy(cat string, dev *prepared, cls []string, probs [][]float64, gate float64, minWords int) float64 {
 	tc, _ := callscribe.TaxonomyCategoryNamed(cat)
 	hit := 0
 	for i, a := range dev.an {
 		var p []float64
-		if probs != nil {
+		if probs != nil && len(a.toks) >= minWords {
 			p = probs[i]
 		}
 		sel, _ := combine(cat, a.cats[cat].selected, cls, p, gate)
@@ -85,7 +86,7 @@ func SelectLinear(train, devCalls []LabelledCall) (map[string]LinearConfig, []Al
 	chosen := map[string]LinearConfig{}
 	var report []Alternative
 	for _, cat := range LinearCategories {
-		lex := Alternative{Category: cat, Method: "lexicon", Config: LinearConfig{Gate: gateLexicon}, Dev: devAccuracy(cat, dev, nil, nil, gateLexicon), DevLL: math.Inf(-1)}
+		lex := Alternative{Category: cat, Method: "lexicon", Config: LinearConfig{Gate: gateLexicon}, Dev: devAccuracy(cat, dev, nil, nil, gateLexicon, 0), DevLL: math.Inf(-1)}
 		report = append(report, lex)
 		best := lex
 		for _, fs := range searchFeatureSets(cat) {
@@ -103,7 +104,7 @@ func SelectLinear(train, devCalls []LabelledCall) (map[string]LinearConfig, []Al
 				ll /= float64(len(xs))
 				for _, gate := range searchGates {
 					cfg.Gate = gate
-					alt := Alternative{Category: cat, Method: "model", Config: cfg, Dev: devAccuracy(cat, dev, m.Classes, probs, gate), DevLL: ll}
+					alt := Alternative{Category: cat, Method: "model", Config: cfg, Dev: devAccuracy(cat, dev, m.Classes, probs, gate, tr.minWords()), DevLL: ll}
 					if gate > 0 {
 						alt.Method = "blend"
 					}
