@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO    ?= go
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: run test deps deps-speech deps-aws deps-web web build test-go fuzz bench-asr bench-insights bench-api bench-coldstart bench narrowband-map run-aws-local deploy clean
+.PHONY: run test deps deps-speech deps-aws deps-web web build test-go fuzz bench-asr bench-insights train-insights bench-api bench-coldstart bench narrowband-map run-aws-local deploy clean
 
 ## run: start the whole service locally on the embedded stack (SQLite, disk, in-process queue),
 ## with the web dashboard at / (built first).
@@ -52,6 +52,10 @@ narrowband-map: deps-speech
 ## net/http handler, and peak RSS under 16 concurrent 10 MiB uploads (wrk; local stack).
 bench-api: deps-speech
 	@bash infra/bench/api.sh
+
+## train-insights: train the tagger's linear model on the train split, settings chosen on dev; writes shared/insights/model.json.
+train-insights:
+	go run ./infra/bench/cmd/trainmodel -train testdata/insights -dev testdata/insights-dev -out shared/insights/model.json
 
 ## bench-insights: tagger accuracy per labelled split (train, dev, test), clean text and after speech.
 bench-insights: deps-speech

@@ -31,6 +31,10 @@ type valueScore struct {
 type catResult struct {
 	scores   map[string]*valueScore
 	selected []string
+	// model holds the trained model's class probabilities (nil when it does not
+	// decide the category); byModel says whether it made the decision.
+	model   map[string]float64
+	byModel bool
 }
 
 // analysis is everything the tagger and the summarizer derive from one call.
@@ -43,6 +47,15 @@ type analysis struct {
 }
 
 func (m *model) analyze(t callscribe.Transcript) *analysis {
+	a := m.analyzeLexicon(t)
+	if m.linear != nil {
+		m.linear.apply(a)
+	}
+	return a
+}
+
+// analyzeLexicon scores and decides every category by the lexicon alone.
+func (m *model) analyzeLexicon(t callscribe.Transcript) *analysis {
 	turns, source := turnsOf(t)
 	a := &analysis{turns: turns, source: source, known: speakersKnown(turns)}
 	a.toks = tokenize(turns)

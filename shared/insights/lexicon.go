@@ -1,8 +1,13 @@
-// Package insights is the built-in, offline summarizer and tagger. Both are a
-// transparent model: weighted phrase cues per taxonomy value, read from one
+// Package insights is the built-in, offline summarizer and tagger. Both rest on
+// a transparent lexicon: weighted phrase cues per taxonomy value, read from one
 // embedded file (lexicon.json) that anyone can read and extend, scored with a
-// few rules (negation, speaker side, position in the call). Nothing is learned at
-// run time and nothing depends on the account.
+// few rules (negation, speaker side, position in the call). A small trained
+// model (model.json: multinomial logistic regression over word and character
+// n-grams, trained on the train split by make train-insights, settings chosen
+// on dev) decides call_reason, customer_sentiment and call_outcome when it is
+// confident enough, the lexicon otherwise; README.md has the design and the
+// alternatives measured. Nothing is learned at run time and nothing depends on
+// the account.
 package insights
 
 import (
@@ -82,11 +87,16 @@ type model struct {
 	window    int
 	cats      map[string]*category
 	catsOrder []string
+	// linear is the trained model that decides call_reason, call_outcome and
+	// customer_sentiment (model.json); nil: the lexicon decides alone.
+	linear *linearFile
 }
 
 // defaultModel is built once from the embedded file; init panics on a broken file
 // so that a bad edit cannot ship (the package tests fail first).
 var defaultModel = mustModel(lexiconJSON)
+
+func init() { defaultModel.linear = defaultLinear }
 
 func mustModel(b []byte) *model {
 	m, err := parseModel(b)

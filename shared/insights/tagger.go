@@ -6,8 +6,10 @@ import (
 	"github.com/callscribe/callscribe/shared/callscribe"
 )
 
-// TaggerMethod names the built-in tagger in meta_data.
-const TaggerMethod = "builtin-lexicon-v1"
+// TaggerMethod names the built-in tagger in meta_data: the lexicon, with the
+// trained linear model (model.json) deciding call_reason, customer_sentiment and
+// call_outcome when it is confident enough (see linear.go).
+const TaggerMethod = "builtin-lexicon-linear-v2"
 
 // Tagger is the built-in callscribe.Tagger.
 type Tagger struct{ m *model }
@@ -26,22 +28,40 @@ func (t *Tagger) Tag(ctx context.Context, tr callscribe.Transcript) (*callscribe
 	a := t.m.analyze(tr)
 	raw := make(map[string][]string, len(a.cats))
 	evidence := map[string]any{}
+	decidedBy := map[string]any{} // category -> "model" or "lexicon", where the model ran
 	for _, name := range t.m.catsOrder {
 		r := a.cats[name]
 		raw[name] = r.selected
 		ev := map[string]any{}
 		for _, v := range r.selected {
+			e := map[string]any{}
 			if vs := r.scores[v]; vs != nil {
-				ev[v] = map[string]any{"score": round2(vs.score), "evidence": vs.evidence(3)}
+				e["score"], e["evidence"] = round2(vs.score), vs.evidence(3)
+			}
+			if r.model != nil {
+				e["model_probability"] = round2(r.model[v])
+			}
+			if len(e) > 0 {
+				ev[v] = e
 			}
 		}
 		evidence[name] = ev
+		if r.model != nil {
+			decidedBy[name] = "lexicon"
+			if r.byModel {
+				decidedBy[name] = "model"
+			}
+		}
 	}
 	meta := map[string]any{
 		"method":          TaggerMethod,
 		"lexicon_version": t.m.version,
 		"evidence":        evidence,
 		"dropped":         0,
+	}
+	if t.m.linear != nil {
+		meta["model_version"] = t.m.linear.Version
+		meta["decided_by"] = decidedBy
 	}
 	for k, v := range a.sizes() {
 		meta[k] = v

@@ -9,8 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/google/uuid"

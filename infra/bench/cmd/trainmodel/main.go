@@ -1,0 +1,70 @@
+// Command trainmodel trains the built-in tagger's linear model (issue 12) and
+// writes shared/insights/model.json, which the tagger embeds.
+//
+// It fits on the train split only (testdata/insights) and chooses each
+// category's settings (feature groups, L2 penalty, the confidence gate between
+// model and lexicon) by accuracy on the dev split (testdata/insights-dev). It
+// never reads the test split. Training is deterministic: the same inputs give
+// the same bytes, which TestModelIsReproducible checks.
+//
+// Usage:
+//
+//	go run ./infra/bench/cmd/trainmodel [-train testdata/insights] [-dev testdata/insights-dev] [-out shared/insights/model.json] [-retrain]
+//
+// -retrain skips the search and refits with the settings recorded in -out.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/callscribe/callscribe/shared/insights"
+)
+
+func main() {
+	trainDir := flag.String("train", "testdata/insights", "the train split")
+	devDir := flag.String("dev", "testdata/insights-dev", "the dev split (settings are chosen on it)")
+	out := flag.String("out", "shared/insights/model.json", "where to write the model")
+	retrain := flag.Bool("retrain", false, "refit with the settings recorded in -out instead of searching")
+	flag.Parse()
+
+	train, err := insights.LoadLabelledSet(*trainDir)
+	if err != nil {
+		fatal(err)
+	}
+	var configs map[string]insights.LinearConfig
+	if *retrain {
+		old, err := os.ReadFile(*out)
+		if err != nil {
+			fatal(err)
+		}
+		if configs, err = insights.ConfigsOf(old); err != nil {
+			fatal(err)
+		}
+	} else {
+		dev, err := insights.LoadLabelledSet(*devDir)
+		if err != nil {
+			fatal(err)
+		}
+		var report []insights.Alternative
+		configs, report = insights.SelectLinear(train, dev)
+		fmt.Printf("trained on %d calls (%s), chosen on %d dev calls (%s); best per feature set:\n", len(train), *trainDir, len(dev), *devDir)
+		for _, a := range report {
+			fmt.Println(" ", a)
+		}
+	}
+	b, err := insights.TrainLinear(train, configs)
+	if err != nil {
+		fatal(err)
+	}
+	if err := os.WriteFile(*out, b, 0o644); err != nil {
+		fatal(err)
+	}
+	fmt.Printf("wrote %s (%d bytes)\n", *out, len(b))
+}
+
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "trainmodel:", err)
+	os.Exit(1)
+}
