@@ -124,11 +124,7 @@ func main() {
 
 	if *uploads > 0 {
 		before := vmHWM(cmd.Process.Pid)
-		if *uploadPath == "two-step" {
-			uploadManyTwoStep(base, key, *uploads)
-		} else {
-			uploadMany(base, key, *uploads)
-		}
+		uploadMany(base, key, *uploads, *uploadPath == "two-step")
 		fmt.Printf("\npeak RSS (whole process, 2 speech decoders): %s before, %s after %d concurrent 10 MiB %s uploads",
 			mib(before), mib(vmHWM(cmd.Process.Pid)), *uploads, *uploadPath)
 		time.Sleep(*settle) // the workers transcribe the uploaded calls meanwhile
@@ -286,93 +282,65 @@ func vmHWM(pid int) int64 {
 
 func mib(n int64) string { return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20)) }
 
-// uploadMany sends n uploads of a 10 MiB stereo 8 kHz WAV at once.
-func uploadMany(base, key string, n int) {
+// uploadMany sends n 10 MiB stereo 8 kHz WAVs at once, each in one request,
+// or through the two-step path (POST /v1/transcriptions/uploads, the file to
+// the signed address, then the create with upload_id).
+func uploadMany(base, key string, n int, twoStep bool) {
 	wav := stereoWAV(10<<20 - 44)
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			pr, pw := io.Pipe()
-			mw := multipart.NewWriter(pw)
-			go func() {
-				fw, _ := mw.CreateFormFile("file", fmt.Sprintf("big-%d.wav", i))
-				fw.Write(wav)
-				mw.Close()
-				pw.Close()
-			}()
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/transcriptions", pr)
-			req.Header.Set("Content-Type", mw.FormDataContentType())
-			req.Header.Set("Authorization", "Bearer "+key)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				log.Fatal(err)
+			name := fmt.Sprintf("big-%d.wav", i)
+			if !twoStep {
+				send(base+"/v1/transcriptions", key, nil, name, wav, http.StatusAccepted)
+				return
 			}
-			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusAccepted {
-				log.Fatalf("upload %d: %d %s", i, resp.StatusCode, b)
+			staged := postJSON(base+"/v1/transcriptions/uploads", key, `{}`)
+			var fields [][2]string
+			for k, v := range staged["fields"].(map[string]any) {
+				fields = append(fields, [2]string{k, v.(string)})
 			}
+			send(staged["url"].(string), "", fields, name, wav, 0)
+			send(base+"/v1/transcriptions", key, [][2]string{{"upload_id", staged["upload_id"].(string)}, {"filename", name}}, "", nil, http.StatusAccepted)
 		}()
 	}
 	wg.Wait()
 }
 
-// uploadManyTwoStep sends n 10 MiB WAVs at once through the two-step path:
-// POST /v1/transcriptions/uploads, the file to the signed address, then the
-// create with upload_id.
-func uploadManyTwoStep(base, key string, n int) {
-	wav := stereoWAV(10<<20 - 44)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			staged := postJSON(base+"/v1/transcriptions/uploads", key, `{}`)
-			pr, pw := io.Pipe()
-			mw := multipart.NewWriter(pw)
-			go func() {
-				for k, v := range staged["fields"].(map[string]any) {
-					mw.WriteField(k, v.(string))
-				}
-				fw, _ := mw.CreateFormFile("file", fmt.Sprintf("staged-%d.wav", i))
-				fw.Write(wav)
-				mw.Close()
-				pw.Close()
-			}()
-			req, _ := http.NewRequest(http.MethodPost, staged["url"].(string), pr)
-			req.Header.Set("Content-Type", mw.FormDataContentType())
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				log.Fatal(err)
-			}
-			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode/100 != 2 {
-				log.Fatalf("staging upload %d: %d %s", i, resp.StatusCode, b)
-			}
-			var form bytes.Buffer
-			fw := multipart.NewWriter(&form)
-			fw.WriteField("upload_id", staged["upload_id"].(string))
-			fw.Close()
-			create, _ := http.NewRequest(http.MethodPost, base+"/v1/transcriptions", &form)
-			create.Header.Set("Content-Type", fw.FormDataContentType())
-			create.Header.Set("Authorization", "Bearer "+key)
-			resp, err = http.DefaultClient.Do(create)
-			if err != nil {
-				log.Fatal(err)
-			}
-			b, _ = io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusAccepted {
-				log.Fatalf("two-step create %d: %d %s", i, resp.StatusCode, b)
-			}
-		}()
+// send POSTs a multipart form, streamed: fields, then the file when name is
+// set. It stops the bench unless the answer is want (any 2xx when 0).
+func send(url, bearer string, fields [][2]string, name string, file []byte, want int) {
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		for _, f := range fields {
+			mw.WriteField(f[0], f[1])
+		}
+		if name != "" {
+			fw, _ := mw.CreateFormFile("file", name)
+			fw.Write(file)
+		}
+		mw.Close()
+		pw.Close()
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, pr)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
 	}
-	wg.Wait()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		log.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if (want == 0 && resp.StatusCode/100 != 2) || (want != 0 && resp.StatusCode != want) {
+		log.Fatalf("POST %s: %d %s", url, resp.StatusCode, b)
+	}
 }
 
 // stereoWAV is a 16-bit 8 kHz stereo WAV of dataBytes of a quiet tone.
