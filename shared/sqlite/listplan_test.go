@@ -123,7 +123,7 @@ func TestListQueryPlans(t *testing.T) {
 // jobs_by_account_type, still lists that job.
 func TestMigrationTwoIndexesAnExistingDatabase(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "v1.db")
-	raw, err := sql.Open("sqlite", path)
+	raw, err := sql.Open("sqlite3", path)
 	if err != nil {
 		t.Fatal(err)
 	}

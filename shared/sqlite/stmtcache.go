@@ -8,8 +8,8 @@ import (
 )
 
 // stmtCache runs queries through statements prepared once per query text.
-// The pure-Go SQLite driver spends more time preparing a statement than
-// running a point read: profiled, preparation was half of a GET job. The
+// Preparing a statement costs more than running a point read (profiled on
+// the pure-Go driver used before, preparation was half of a GET job). The
 // queries are a fixed set (a list query differs only by which filters it
 // has), so a map by text stays small; past maxCachedStatements (a sign that
 // text is being built from data) queries run unprepared rather than grow it.
