@@ -16,7 +16,12 @@ func (w *benchResponseWriter) Header() http.Header         { return w.h }
 func (w *benchResponseWriter) Write(b []byte) (int, error) { return len(b), nil }
 func (w *benchResponseWriter) WriteHeader(int)             {}
 
-func benchmarkRoute(b *testing.B, path string) {
+func benchmarkRoute(b *testing.B, path string) { benchmarkRouteWith(b, path, 0) }
+
+// benchmarkRouteWith serves the route from parallelism×GOMAXPROCS goroutines
+// at once when parallelism > 0 (as wrk's connections do), so waits on the
+// store's connection pool or locks show in ns/op as they would over HTTP.
+func benchmarkRouteWith(b *testing.B, path string, parallelism int) {
 	f := newFixture(b, &recordingQueue{}, nil)
 	f.server.deps.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
 	rec := f.upload(b, wav(1, 8000))
@@ -34,6 +39,16 @@ func benchmarkRoute(b *testing.B, path string) {
 	req.Header.Set("Authorization", "Bearer "+f.apiKey)
 	b.ReportAllocs()
 	b.ResetTimer()
+	if parallelism > 0 {
+		b.SetParallelism(parallelism)
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				w := &benchResponseWriter{h: http.Header{}}
+				f.server.ServeHTTP(w, req.Clone(req.Context()))
+			}
+		})
+		return
+	}
 	for b.Loop() {
 		w := &benchResponseWriter{h: http.Header{}}
 		f.server.ServeHTTP(w, req)
@@ -45,6 +60,13 @@ func benchmarkRoute(b *testing.B, path string) {
 // measures them over HTTP). Profile with -cpuprofile.
 func BenchmarkGetJob(b *testing.B)        { benchmarkRoute(b, "") }
 func BenchmarkListFirstPage(b *testing.B) { benchmarkRoute(b, "/v1/transcriptions") }
+
+// The same with 16 requests per core in flight (32 on two cores, as make
+// bench-api's wrk runs).
+func BenchmarkGetJobConcurrent(b *testing.B) { benchmarkRouteWith(b, "", 16) }
+func BenchmarkListFirstPageConcurrent(b *testing.B) {
+	benchmarkRouteWith(b, "/v1/transcriptions", 16)
+}
 
 func decodeInto(t testing.TB, data []byte, v any) {
 	t.Helper()
