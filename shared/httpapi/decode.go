@@ -47,5 +47,37 @@ func jsonProblem(err error) string {
 }
 
 // formatTime renders timestamps as ISO 8601 UTC with millisecond precision, the
-// precision the service keeps, so a value read back can be sent as created_after.
-func formatTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+// precision the service keeps, so a value read back can be sent as created_after:
+// the layout "2006-01-02T15:04:05.000Z", written digit by digit because every
+// list item has two and time.Format interprets its layout on each call.
+// Years outside 0-9999 (never stored) fall back to time.Format.
+func formatTime(t time.Time) string {
+	t = t.UTC()
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		return t.Format("2006-01-02T15:04:05.000Z")
+	}
+	hour, minute, second := t.Clock()
+	var b [24]byte
+	put := func(at, width, v int) {
+		for i := at + width - 1; i >= at; i-- {
+			b[i] = byte('0' + v%10)
+			v /= 10
+		}
+	}
+	put(0, 4, year)
+	b[4] = '-'
+	put(5, 2, int(month))
+	b[7] = '-'
+	put(8, 2, day)
+	b[10] = 'T'
+	put(11, 2, hour)
+	b[13] = ':'
+	put(14, 2, minute)
+	b[16] = ':'
+	put(17, 2, second)
+	b[19] = '.'
+	put(20, 3, t.Nanosecond()/int(time.Millisecond))
+	b[23] = 'Z'
+	return string(b[:])
+}

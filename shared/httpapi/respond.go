@@ -1,13 +1,16 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
@@ -94,15 +97,39 @@ func writeBody(w http.ResponseWriter, r *http.Request, status int, body response
 	encodeBody(w, r, status, body)
 }
 
+// encodeBody encodes into a pooled buffer first, so the answer carries a
+// Content-Length and goes out in one write: a list page is larger than
+// net/http's 2 KiB response buffer, which otherwise switches to chunked
+// encoding, and a body that fails to encode is never half sent.
 func encodeBody(w http.ResponseWriter, r *http.Request, status int, body any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
+	buf := bodyBuffers.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooledBody {
+			buf.Reset()
+			bodyBuffers.Put(buf)
+		}
+	}()
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(body); err != nil {
+		logger(r.Context()).Error("encoding a response failed", "err", err)
+		status, buf = http.StatusInternalServerError, bytes.NewBuffer(nil)
+		fmt.Fprintf(buf, `{"error":{"code":%q,"message":"An internal error occurred."},"requestId":%q}`+"\n", callscribe.CodeInternal, RequestID(r.Context()))
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	if _, err := w.Write(buf.Bytes()); err != nil {
 		logger(r.Context()).Warn("writing response failed", "err", err)
 	}
 }
+
+// bodyBuffers recycles response buffers; one that grew past maxPooledBody (a
+// long transcript) is left to the collector rather than kept.
+var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPooledBody = 64 << 10
 
 // StatusClientClosedRequest is recorded for a request whose client
 // disconnected before the answer (never seen by a client).

@@ -242,7 +242,7 @@ func (s *Server) handle(r Route, h http.HandlerFunc) {
 // wrong methods get the spec's error shape instead of net/http's plain text.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	requestID := s.deps.NewID()
-	log := s.deps.Logger.With("requestId", requestID)
+	log := requestLogger(s.deps.Logger, requestID)
 	ctx := withRequest(r.Context(), requestID, log)
 	r = r.WithContext(ctx)
 	w.Header().Set("X-Request-Id", requestID)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"mime/multipart"
 	"net/http"
@@ -444,5 +445,34 @@ func TestUploadSpoolsToATemporaryFileAndRemovesIt(t *testing.T) {
 	left, err := os.ReadDir(spool)
 	if err != nil || len(left) != 0 {
 		t.Fatalf("temporary files left behind: %v %v", left, err)
+	}
+}
+
+// A list page is larger than net/http's response buffer: it must still go out
+// with a Content-Length (one write, not chunked), as every JSON answer does.
+func TestJSONAnswersCarryTheirContentLength(t *testing.T) {
+	f := newFixture(t, &recordingQueue{}, nil)
+	for range 12 {
+		if rec := f.upload(t, wav(1, 8000)); rec.Code != http.StatusAccepted {
+			t.Fatalf("upload: %d %s", rec.Code, rec.Body)
+		}
+	}
+	srv := httptest.NewServer(f.server)
+	defer srv.Close()
+	for _, path := range []string{"/v1/transcriptions?limit=12", "/v1/transcriptions/not-a-job", "/healthz"} {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+path, nil)
+		req.Header.Set("Authorization", "Bearer "+f.apiKey)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.ContentLength != int64(len(body)) || len(resp.TransferEncoding) > 0 {
+			t.Errorf("%s: Content-Length %d, Transfer-Encoding %v, body %d bytes", path, resp.ContentLength, resp.TransferEncoding, len(body))
+		}
+		if !json.Valid(body) {
+			t.Errorf("%s: body is not JSON: %s", path, body)
+		}
 	}
 }
