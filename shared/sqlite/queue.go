@@ -222,12 +222,13 @@ func (q *Queue) handle(ctx context.Context, claimed *claimedMessage, h callscrib
 	log = log.With("kind", m.Kind, "job_id", m.JobID)
 
 	stopRenewing := q.renewLease(bookkeeping, claimed, opts.Visibility, log)
-	handlerCtx, handedBack := handlerContext(ctx, opts.HandBackAfter)
+	handlerCtx, finish := handlerContext(ctx, opts.HandBackAfter)
 	err := callHandler(handlerCtx, h, m)
+	handedBack := finish()
 	stopRenewing()
 
 	switch {
-	case err != nil && handedBack():
+	case err != nil && handedBack:
 		log.Warn("queue: shutting down; handler cancelled and its message handed back", "error", err)
 		if err := q.handBack(bookkeeping, claimed); err != nil {
 			log.Error("queue: handing back failed; the message will be delivered when its lease ends", "error", err)
@@ -249,8 +250,11 @@ func (q *Queue) handle(ctx context.Context, claimed *claimedMessage, h callscrib
 
 // handlerContext is the context a handler runs under: not cancelled with ctx,
 // but cancelled handBackAfter after ctx is done (never, when it is zero).
-// handedBack reports whether that cancellation happened.
-func handlerContext(ctx context.Context, handBackAfter time.Duration) (handler context.Context, handedBack func() bool) {
+// finish must be called once the handler returns, whatever it returned: it
+// reports whether that cancellation happened, and it unregisters the watch on
+// ctx, which otherwise stays registered on the consumer's long-lived context
+// for good (a leak of one registration per message handled).
+func handlerContext(ctx context.Context, handBackAfter time.Duration) (handler context.Context, finish func() (handedBack bool)) {
 	if handBackAfter <= 0 {
 		return context.WithoutCancel(ctx), func() bool { return false }
 	}
@@ -264,7 +268,9 @@ func handlerContext(ctx context.Context, handBackAfter time.Duration) (handler c
 	})
 	return handler, func() bool {
 		stop()
-		return fired.Load()
+		handedBack := fired.Load()
+		cancel()
+		return handedBack
 	}
 }
 
