@@ -47,8 +47,15 @@ func (c *stmtCache) stmt(ctx context.Context, query string) *sql.Stmt {
 	return s
 }
 
+// Reads run without the caller's cancellation (its values are kept): they
+// take microseconds, and with a cancellable context database/sql starts a
+// goroutine per query to watch it and the driver registers a callback per
+// result set, which together cost more than the read itself. A read never
+// waits on the writer (WAL), so there is nothing long to cancel.
+
 // QueryContext is sql.DB's, through the cache.
 func (c *stmtCache) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	ctx = context.WithoutCancel(ctx)
 	if s := c.stmt(ctx, query); s != nil {
 		return s.QueryContext(ctx, args...)
 	}
@@ -57,6 +64,7 @@ func (c *stmtCache) QueryContext(ctx context.Context, query string, args ...any)
 
 // QueryRowContext is sql.DB's, through the cache.
 func (c *stmtCache) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	ctx = context.WithoutCancel(ctx)
 	if s := c.stmt(ctx, query); s != nil {
 		return s.QueryRowContext(ctx, args...)
 	}
