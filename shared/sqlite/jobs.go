@@ -117,16 +117,23 @@ func (s *JobStore) ListJobs(ctx context.Context, req callscribe.ListRequest) (*c
 	}
 	defer rows.Close()
 	page := &callscribe.JobPage{Jobs: make([]*callscribe.Job, 0, req.Limit)}
+	// One allocation holds the page's jobs, and one listedRow the scan
+	// targets of every row (allocated per row, they were most of a page's
+	// allocations).
+	jobs := make([]callscribe.Job, req.Limit)
+	var row listedRow
+	dest := row.dest()
 	more := false
 	for rows.Next() {
 		if len(page.Jobs) == req.Limit {
 			more = true
 			break
 		}
-		job, err := scanListed(rows)
-		if err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return nil, fmt.Errorf("sqlite: list jobs: %w", err)
 		}
+		job := &jobs[len(page.Jobs)]
+		row.fill(job)
 		page.Jobs = append(page.Jobs, job)
 	}
 	if err := rows.Err(); err != nil {
@@ -415,26 +422,38 @@ func scanJob(row rowScanner, extra ...any) (*callscribe.Job, error) {
 	return &job, nil
 }
 
-// scanListed reads a row of listedColumns.
-func scanListed(row rowScanner) (*callscribe.Job, error) {
-	var (
-		job                  callscribe.Job
-		jobType, filename    sql.NullString
-		status               string
-		createdAt, updatedAt int64
-	)
-	if err := row.Scan(&job.ID, &job.AccountID, &jobType, &status, &job.SourceJobID, &filename, &job.Language,
-		&job.AudioSeconds, &createdAt, &updatedAt); err != nil {
-		return nil, err
+// listedRow holds the scan targets of one row of listedColumns, reused row
+// after row.
+type listedRow struct {
+	id, accountID, status, sourceJobID, language string
+	jobType, filename                            sql.NullString
+	audioSeconds                                 float64
+	createdAt, updatedAt                         int64
+}
+
+// dest is the row's targets in listedColumns order.
+func (r *listedRow) dest() []any {
+	return []any{&r.id, &r.accountID, &r.jobType, &r.status, &r.sourceJobID, &r.filename, &r.language,
+		&r.audioSeconds, &r.createdAt, &r.updatedAt}
+}
+
+// fill sets job's listing fields from the row last scanned.
+func (r *listedRow) fill(job *callscribe.Job) {
+	*job = callscribe.Job{
+		ID:           r.id,
+		AccountID:    r.accountID,
+		Type:         callscribe.JobType(r.jobType.String).OrDefault(),
+		Status:       callscribe.JobStatus(r.status),
+		SourceJobID:  r.sourceJobID,
+		Language:     r.language,
+		AudioSeconds: r.audioSeconds,
+		CreatedAt:    time.Unix(0, r.createdAt).UTC(),
+		UpdatedAt:    time.Unix(0, r.updatedAt).UTC(),
 	}
-	job.Type = callscribe.JobType(jobType.String).OrDefault()
-	job.Status = callscribe.JobStatus(status)
-	if filename.Valid {
-		job.OriginalFilename = &filename.String
+	if r.filename.Valid {
+		name := r.filename.String
+		job.OriginalFilename = &name
 	}
-	job.CreatedAt = time.Unix(0, createdAt).UTC()
-	job.UpdatedAt = time.Unix(0, updatedAt).UTC()
-	return &job, nil
 }
 
 // decodeJSON leaves *dst nil for NULL.
