@@ -493,3 +493,46 @@ func requireFloors(t *testing.T, prefix string, floors ...floor) {
 		}
 	}
 }
+
+// TestSummaryMeasures pins the two summary measures of make bench-insights.
+func TestSummaryMeasures(t *testing.T) {
+	for topic, want := range map[string]string{
+		"Billing: charged twice":         "billing",
+		"Order status":                   "order_status",
+		"Delivery: order never arrived":  "delivery", // the first mention counts
+		"Account access: password reset": "account_access",
+		"General enquiry":                "other",
+		"Something else":                 "",
+	} {
+		if got := TopicReason(topic); got != want {
+			t.Errorf("TopicReason(%q) = %q, want %q", topic, got, want)
+		}
+	}
+	for _, v := range classesOf(callscribe.CategoryCallOutcome) {
+		s := "The customer called about a refund. " + OutcomeSentence(v) + " The customer sounded satisfied."
+		for _, w := range classesOf(callscribe.CategoryCallOutcome) {
+			if got := OutcomeStated(s, w); got != (v == w) {
+				t.Errorf("OutcomeStated(%q, %s) = %v", s, w, got)
+			}
+		}
+	}
+}
+
+// TestSummaryAgreesWithTheTags: the summary's topic names the tagger's primary
+// reason and states the tagger's outcome, on every original call.
+func TestSummaryAgreesWithTheTags(t *testing.T) {
+	s := NewSummarizer()
+	for _, c := range originalCalls(t) {
+		tags := tag(t, c.Text).Tags
+		res, err := s.Summarize(context.Background(), callscribe.Transcript{Text: c.Text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := tags[callscribe.CategoryCallReason][0]; !TopicNamesReason(*res.Topic, r) {
+			t.Errorf("%s: topic %q does not name %s", c.File, *res.Topic, r)
+		}
+		if o := tags[callscribe.CategoryCallOutcome][0]; !OutcomeStated(res.Summary, o) {
+			t.Errorf("%s: summary does not state %s: %s", c.File, o, res.Summary)
+		}
+	}
+}
