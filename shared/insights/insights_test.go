@@ -536,3 +536,44 @@ func TestSummaryAgreesWithTheTags(t *testing.T) {
 		}
 	}
 }
+
+func TestPhoneticKey(t *testing.T) {
+	same := [][2]string{{"cancellation", "cancelation"}, {"their", "there"}, {"phone", "fone"}, {"knight", "night"},
+		{"charge", "charj"}, {"escalate", "eskalate"}, {"supervisor", "supervisr"}, {"verification", "verificasion"}}
+	for _, p := range same {
+		if a, b := phoneticKey(p[0]), phoneticKey(p[1]); a != b {
+			t.Errorf("phoneticKey(%q) = %q, phoneticKey(%q) = %q: want one key", p[0], a, p[1], b)
+		}
+	}
+	differ := [][2]string{{"refund", "refuse"}, {"bill", "pill"}, {"order", "border"}, {"charge", "change"}}
+	for _, p := range differ {
+		if a, b := phoneticKey(p[0]), phoneticKey(p[1]); a == b {
+			t.Errorf("phoneticKey(%q) = phoneticKey(%q) = %q: want different keys", p[0], p[1], a)
+		}
+	}
+	if phoneticKey("") != "" || phoneticKey("'") != "" {
+		t.Error("empty word")
+	}
+}
+
+// TestPhoneticCueMatching: with phonetic matching a cue word of five letters or
+// more also matches the speech engine's misspelling of it; without, it does not;
+// short cue words never match by sound.
+func TestPhoneticCueMatching(t *testing.T) {
+	const call = "User: i want to talk about a cancelation and a reembursment"
+	valueScore := func(phonetic bool, value string) float64 {
+		a := lexiconFor(phonetic).analyzeLexicon(callscribe.Transcript{Text: call})
+		return score(a.cats[callscribe.CategoryCallReason], value)
+	}
+	if valueScore(false, "cancellation") != 0 {
+		t.Fatal("the misspelling matched without phonetic matching")
+	}
+	if valueScore(true, "cancellation") == 0 || valueScore(true, "refund") == 0 {
+		t.Errorf("phonetic matching missed a misspelled cue: cancellation %v, refund %v", valueScore(true, "cancellation"), valueScore(true, "refund"))
+	}
+	// "fee" (billing) is too short to match "foe" by sound.
+	a := lexiconFor(true).analyzeLexicon(callscribe.Transcript{Text: "User: there is a foe on it"})
+	if a.cats[callscribe.CategoryCallReason].scores["billing"] != nil {
+		t.Errorf("a short cue matched by sound: %v", a.cats[callscribe.CategoryCallReason].scores["billing"])
+	}
+}

@@ -250,10 +250,10 @@ func trainCat(cfg LinearConfig, classes []string, docs []map[string]float64, lab
 	invN := 1 / float64(len(docs))
 	for it := 0; it < cfg.Iterations; it++ {
 		mom := float64(it) / float64(it+3)
+		// One pass over the dense arrays (the same operations per element as
+		// separate loops, so the same bits, in less memory traffic).
 		for j := range y {
 			y[j] = w[j] + float64(mom*(w[j]-prev[j]))
-		}
-		for j := range g {
 			g[j] = float64(cfg.Lambda * y[j])
 		}
 		for k := 0; k < K; k++ {
@@ -276,9 +276,8 @@ func trainCat(cfg LinearConfig, classes []string, docs []map[string]float64, lab
 				}
 			}
 		}
-		copy(prev, w)
 		for j := range w {
-			w[j] = y[j] - float64(lr*g[j])
+			prev[j], w[j] = w[j], y[j]-float64(lr*g[j])
 		}
 	}
 	c := &linearCat{LinearConfig: cfg, Classes: classes, Weights: map[string][]float64{}}

@@ -11,7 +11,10 @@
 //
 // Usage:
 //
-//	go run ./infra/bench/cmd/insights [-set dir,dir,...] [-speech-set dir,dir,...] [-mode clean|speech|both] [-cache .cache/bench-insights] [-v]
+//	go run ./infra/bench/cmd/insights [-set dir,dir,...] [-speech-set dir,dir,...] [-mode clean|speech|both|prepare] [-cache .cache/bench-insights] [-examples N] [-v]
+//
+// -mode prepare only fills the cache (the after-speech transcripts that
+// trainmodel -experiments reads for train and dev), scoring nothing.
 //
 // Metrics (each a percentage of the calls):
 //
@@ -83,7 +86,7 @@ func splitName(dir string) string {
 func main() {
 	sets := flag.String("set", defaultSets, "comma-separated directories of labelled sets (the splits), each reported separately")
 	speechSets := flag.String("speech-set", "", "comma-separated directories measured after speech (default: the same as -set)")
-	mode := flag.String("mode", "both", "clean, speech or both")
+	mode := flag.String("mode", "both", "clean, speech, both, or prepare (synthesise and transcribe the -speech-set calls into the cache, score nothing)")
 	cache := flag.String("cache", ".cache/bench-insights", "cache directory for audio and transcripts")
 	verbose := flag.Bool("v", false, "list every miss")
 	examples := flag.Int("examples", 0, "print the first N summaries of each split")
@@ -100,7 +103,7 @@ func main() {
 			ok = targets(sp, s, false, cleanText) && ok
 		}
 	}
-	if *mode == "speech" || *mode == "both" {
+	if *mode == "speech" || *mode == "both" || *mode == "prepare" {
 		path, err := newSpeechPath(*cache)
 		if err != nil {
 			fatal("the after-speech bench needs the speech engine", err)
@@ -112,6 +115,10 @@ func main() {
 		}
 		if err := path.prepare(all); err != nil {
 			fatal("synthesising or transcribing the labelled calls", err)
+		}
+		if *mode == "prepare" {
+			fmt.Printf("speech engine: %d calls transcribed now, %d from cache; nothing scored\n", path.fresh, path.cached)
+			return
 		}
 		for _, sp := range splits {
 			s, misses := run(sp.calls, path.transcript, *examples)

@@ -12,6 +12,9 @@
 //	go run ./infra/bench/cmd/trainmodel [-train testdata/insights] [-dev testdata/insights-dev] [-out shared/insights/model.json] [-retrain]
 //
 // -retrain skips the search and refits with the settings recorded in -out.
+// -experiments compares issue 12's methods (insights.ExperimentMethods) on dev,
+// clean and after speech (from bench-insights' cache), and by cross-validation
+// over train+dev; it writes nothing.
 package main
 
 import (
@@ -27,11 +30,23 @@ func main() {
 	devDir := flag.String("dev", "testdata/insights-dev", "the dev split (settings are chosen on it)")
 	out := flag.String("out", "shared/insights/model.json", "where to write the model")
 	retrain := flag.Bool("retrain", false, "refit with the settings recorded in -out instead of searching")
+	exp := flag.Bool("experiments", false, "compare issue 12's methods on dev and by cross-validation over train+dev (writes nothing)")
+	only := flag.String("methods", "", "with -experiments: the methods to run, comma-separated (default all: "+insights.MethodNames(insights.ExperimentMethods())+")")
+	cache := flag.String("speech-cache", ".cache/bench-insights", "with -experiments: bench-insights' cache of speech-engine transcripts")
+	folds := flag.Int("folds", 5, "with -experiments: cross-validation folds over train+dev (0: none)")
 	flag.Parse()
 
 	train, err := insights.LoadLabelledSet(*trainDir)
 	if err != nil {
 		fatal(err)
+	}
+	if *exp {
+		dev, err := insights.LoadLabelledSet(*devDir)
+		if err != nil {
+			fatal(err)
+		}
+		experiments(train, dev, *cache, *only, *folds)
+		return
 	}
 	var configs map[string]insights.LinearConfig
 	if *retrain {
