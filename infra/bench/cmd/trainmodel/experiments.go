@@ -69,3 +69,41 @@ func experiments(train, dev []insights.LabelledCall, cache, only string, folds i
 		fmt.Printf("[%5.0fs] %s\n", time.Since(start).Seconds(), s)
 	})
 }
+
+// saveSpeech writes each call's transcript to dir/<call>.json.
+func saveSpeech(dir string, speech map[string]callscribe.Transcript) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for file, tr := range speech {
+		b, err := json.MarshalIndent(tr.Segments, "", " ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, strings.TrimSuffix(file, ".txt")+".json"), append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadSpeech reads dir/<call>.json for every call; nil when dir is empty or
+// a call has none.
+func loadSpeech(dir string, calls []insights.LabelledCall) (map[string]callscribe.Transcript, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	out := map[string]callscribe.Transcript{}
+	for _, c := range calls {
+		b, err := os.ReadFile(filepath.Join(dir, strings.TrimSuffix(c.File, ".txt")+".json"))
+		if err != nil {
+			return nil, err
+		}
+		var segs []callscribe.Segment
+		if err := json.Unmarshal(b, &segs); err != nil {
+			return nil, fmt.Errorf("%s: %w", c.File, err)
+		}
+		out[c.File] = callscribe.Transcript{Segments: segs}
+	}
+	return out, nil
+}
