@@ -105,11 +105,17 @@ func (m *model) score(c *category, a *analysis) *catResult {
 			continue
 		}
 		var best []cue
-		for _, cu := range c.byFirst[toks[i].stem] {
-			if len(best) > 0 && !slices.Equal(cu.stems, best[0].stems) {
+		for _, cu := range c.candidates(toks[i], m.phonetic) {
+			if len(best) > 0 && len(cu.stems) < len(best[0].stems) {
 				break // shorter cues: the longest match wins
 			}
-			if matchesAt(toks, i, cu.stems) {
+			if len(best) > 0 && !slices.Equal(cu.stems, best[0].stems) {
+				if !m.phonetic {
+					break
+				}
+				continue // a cue of the same length matched by sound: the first match wins
+			}
+			if matchesAt(toks, i, cu.stems, m.phonetic) {
 				best = append(best, cu)
 			}
 		}
@@ -156,12 +162,19 @@ func (m *model) score(c *category, a *analysis) *catResult {
 	return r
 }
 
-func matchesAt(toks []token, i int, st []string) bool {
+// matchesAt reports whether the cue's stems occur from token i within one
+// turn: each exactly or, with phonetic matching, by the phonetic key when both
+// the cue word and the token have phoneticMinLen letters or more.
+func matchesAt(toks []token, i int, st []string, phonetic bool) bool {
 	if i+len(st) > len(toks) {
 		return false
 	}
 	for k, s := range st {
-		if toks[i+k].stem != s || toks[i+k].turn != toks[i].turn {
+		t := toks[i+k]
+		if t.turn != toks[i].turn {
+			return false
+		}
+		if t.stem != s && !(phonetic && len(s) >= phoneticMinLen && len(t.stem) >= phoneticMinLen && t.key == phoneticKey(s)) {
 			return false
 		}
 	}

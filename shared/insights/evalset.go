@@ -65,12 +65,18 @@ func LoadLabelledSet(dir string) ([]LabelledCall, error) {
 //     (at most 3). This is the headline call_reason metric.
 //   - ReasonTop1: the first predicted call_reason is the primary expected one.
 //   - Sentiment, Outcome: exact match of the single value.
+//   - Topic, OutcomeStated: the summary measures (summaryscore.go), over the
+//     Summaries calls whose summary was added (AddSummary): the topic names the
+//     primary reason first; the summary contains the labelled outcome's sentence.
 type Scores struct {
-	Calls      int
-	ReasonHit  float64
-	ReasonTop1 float64
-	Sentiment  float64
-	Outcome    float64
+	Calls         int
+	ReasonHit     float64
+	ReasonTop1    float64
+	Sentiment     float64
+	Outcome       float64
+	Summaries     int
+	Topic         float64
+	OutcomeStated float64
 }
 
 // Miss describes one disagreement, for bench output.
@@ -103,7 +109,25 @@ func ScoreCall(c LabelledCall, tags map[string][]string) (reasonHit, reasonTop1,
 // Tally accumulates ScoreCall results into Scores.
 type Tally struct {
 	n, hit, top1, sent, out int
+	sums, topic, stated     int
 	Misses                  []Miss
+}
+
+// AddSummary records one call's summary (topic and text) by the summary
+// measures; a topic or outcome sentence that misses is listed in Misses under
+// "topic" or "summary_outcome".
+func (t *Tally) AddSummary(c LabelledCall, topic, summary string) {
+	t.sums++
+	if TopicNamesReason(topic, c.CallReason[0]) {
+		t.topic++
+	} else {
+		t.Misses = append(t.Misses, Miss{c.File, "topic", c.CallReason[0], []string{topic}})
+	}
+	if OutcomeStated(summary, c.CallOutcome) {
+		t.stated++
+	} else {
+		t.Misses = append(t.Misses, Miss{c.File, "summary_outcome", c.CallOutcome, []string{summary}})
+	}
 }
 
 // Add records one call.
@@ -123,7 +147,11 @@ func (t *Tally) Scores() Scores {
 		return Scores{}
 	}
 	n := float64(t.n)
-	return Scores{Calls: t.n, ReasonHit: float64(t.hit) / n, ReasonTop1: float64(t.top1) / n, Sentiment: float64(t.sent) / n, Outcome: float64(t.out) / n}
+	s := Scores{Calls: t.n, ReasonHit: float64(t.hit) / n, ReasonTop1: float64(t.top1) / n, Sentiment: float64(t.sent) / n, Outcome: float64(t.out) / n, Summaries: t.sums}
+	if t.sums > 0 {
+		s.Topic, s.OutcomeStated = float64(t.topic)/float64(t.sums), float64(t.stated)/float64(t.sums)
+	}
+	return s
 }
 
 func b2i(b bool) int {

@@ -3,6 +3,7 @@ package insights
 import (
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
@@ -25,6 +26,17 @@ type FeatureSet struct {
 	// Position: words of the last turns (both speakers' last two for
 	// call_outcome, the customer's last two for customer_sentiment).
 	Position bool `json:"position"`
+	// Phonetic: the phonetic keys (phoneticKey) of the stems, unigrams and
+	// bigrams, so a misrecognised word still meets its training features
+	// ("cancelation", "cancellation").
+	Phonetic bool `json:"phonetic,omitempty"`
+	// Opening (call_reason): words of the customer's first two turns, where
+	// the reason is stated (the first three turns without known speakers).
+	Opening bool `json:"opening,omitempty"`
+	// Sides: the Position words are kept apart by speaker (the agent's "I've
+	// escalated" and the customer's "thanks, that fixed it"), and each
+	// speaker's last turn apart from the one before.
+	Sides bool `json:"sides,omitempty"`
 }
 
 // String names a feature set in the training log.
@@ -33,7 +45,7 @@ func (f FeatureSet) String() string {
 	for _, g := range []struct {
 		on   bool
 		name string
-	}{{f.Words, "words"}, {f.Chars, "chars"}, {f.Lexicon, "lexicon"}, {f.Position, "position"}} {
+	}{{f.Words, "words"}, {f.Chars, "chars"}, {f.Lexicon, "lexicon"}, {f.Position, "position"}, {f.Phonetic, "phonetic"}, {f.Opening, "opening"}, {f.Sides, "sides"}} {
 		if g.on {
 			p = append(p, g.name)
 		}
@@ -84,16 +96,54 @@ func features(a *analysis, cat string, fs FeatureSet, lex *catResult) map[string
 		}
 		addGroup(out, g)
 	}
+	if fs.Phonetic {
+		g := map[string]bool{}
+		for i, t := range toks {
+			if t.key == "" {
+				continue
+			}
+			g["p:"+t.key] = true
+			if i > 0 && toks[i-1].turn == t.turn && toks[i-1].key != "" {
+				g["p:"+toks[i-1].key+"_"+t.key] = true
+			}
+		}
+		addGroup(out, g)
+	}
 	if fs.Position && cat != callscribe.CategoryCallReason {
 		end := endTurns(a, cat)
 		g := map[string]bool{}
 		for i, t := range toks {
-			if !end[t.turn] {
+			rank, ok := end[t.turn]
+			if !ok {
 				continue
 			}
-			g["e:"+t.stem] = true
+			p := "e:"
+			if fs.Sides {
+				// e:<side><rank>: "e:a1:" is the agent's last turn, "e:u2:" the
+				// customer's one before; "e:?" without known speakers.
+				side := "?"
+				if a.known && t.speaker != "" {
+					side = strings.ToLower(t.speaker[:1])
+				}
+				p = "e:" + side + strconv.Itoa(rank) + ":"
+			}
+			g[p+t.stem] = true
 			if i > 0 && toks[i-1].turn == t.turn {
-				g["e:"+toks[i-1].stem+"_"+t.stem] = true
+				g[p+toks[i-1].stem+"_"+t.stem] = true
+			}
+		}
+		addGroup(out, g)
+	}
+	if fs.Opening && cat == callscribe.CategoryCallReason {
+		open := openingTurns(a)
+		g := map[string]bool{}
+		for i, t := range a.toks {
+			if !open[t.turn] {
+				continue
+			}
+			g["f:"+t.stem] = true
+			if i > 0 && a.toks[i-1].turn == t.turn {
+				g["f:"+a.toks[i-1].stem+"_"+t.stem] = true
 			}
 		}
 		addGroup(out, g)
@@ -110,8 +160,10 @@ func features(a *analysis, cat string, fs FeatureSet, lex *catResult) map[string
 
 // endTurns marks the last two turns of each speaker (call_outcome) or of the
 // customer (customer_sentiment); without known speakers, the last two turns.
-func endTurns(a *analysis, cat string) map[int]bool {
-	end := map[int]bool{}
+//
+// The value is the turn's rank from the end within its speaker (1: the last).
+func endTurns(a *analysis, cat string) map[int]int {
+	end := map[int]int{}
 	count := map[string]int{}
 	for i := len(a.turns) - 1; i >= 0; i-- {
 		sp := a.turns[i].speaker
@@ -123,10 +175,28 @@ func endTurns(a *analysis, cat string) map[int]bool {
 		}
 		if count[sp] < 2 {
 			count[sp]++
-			end[i] = true
+			end[i] = count[sp]
 		}
 	}
 	return end
+}
+
+// openingTurns marks the customer's first two turns (the first three turns
+// without known speakers): where a caller says why they called.
+func openingTurns(a *analysis) map[int]bool {
+	open := map[int]bool{}
+	n := 0
+	for i, t := range a.turns {
+		if a.known && t.speaker != speakerUser {
+			continue
+		}
+		if n == 2 && a.known || n == 3 {
+			break
+		}
+		n++
+		open[i] = true
+	}
+	return open
 }
 
 // addGroup adds binary features scaled to unit length.

@@ -416,7 +416,7 @@ func TestModelIsReproducible(t *testing.T) {
 
 // TestDevSplitAccuracy keeps the trained model's dev figures (the split its
 // settings were chosen on; make train-insights prints them) from slipping:
-// the floors sit one call below the measured 56.8% (first reason), 91.9% and
+// the floors sit one call below the measured 62.2% (first reason), 91.9% and
 // 78.4%.
 func TestDevSplitAccuracy(t *testing.T) {
 	calls, err := LoadLabelledSet("../../testdata/insights-dev")
@@ -425,7 +425,7 @@ func TestDevSplitAccuracy(t *testing.T) {
 	}
 	s := scoreCalls(t, calls).Scores()
 	t.Logf("dev: call_reason %.1f%% (top-1 %.1f%%), sentiment %.1f%%, outcome %.1f%%", 100*s.ReasonHit, 100*s.ReasonTop1, 100*s.Sentiment, 100*s.Outcome)
-	requireFloors(t, "dev ", floor{"call_reason first value", s.ReasonTop1, 0.54}, floor{"customer_sentiment", s.Sentiment, 0.89}, floor{"call_outcome", s.Outcome, 0.75})
+	requireFloors(t, "dev ", floor{"call_reason first value", s.ReasonTop1, 0.59}, floor{"customer_sentiment", s.Sentiment, 0.89}, floor{"call_outcome", s.Outcome, 0.75})
 }
 
 // TestModelDecisionIsReported: on a whole call the trained model runs for its
@@ -491,5 +491,89 @@ func requireFloors(t *testing.T, prefix string, floors ...floor) {
 		if f.got < f.floor {
 			t.Errorf("%s%s accuracy %.1f%% below the floor %.0f%%", prefix, f.name, 100*f.got, 100*f.floor)
 		}
+	}
+}
+
+// TestSummaryMeasures pins the two summary measures of make bench-insights.
+func TestSummaryMeasures(t *testing.T) {
+	for topic, want := range map[string]string{
+		"Billing: charged twice":         "billing",
+		"Order status":                   "order_status",
+		"Delivery: order never arrived":  "delivery", // the first mention counts
+		"Account access: password reset": "account_access",
+		"General enquiry":                "other",
+		"Something else":                 "",
+	} {
+		if got := TopicReason(topic); got != want {
+			t.Errorf("TopicReason(%q) = %q, want %q", topic, got, want)
+		}
+	}
+	for _, v := range classesOf(callscribe.CategoryCallOutcome) {
+		s := "The customer called about a refund. " + OutcomeSentence(v) + " The customer sounded satisfied."
+		for _, w := range classesOf(callscribe.CategoryCallOutcome) {
+			if got := OutcomeStated(s, w); got != (v == w) {
+				t.Errorf("OutcomeStated(%q, %s) = %v", s, w, got)
+			}
+		}
+	}
+}
+
+// TestSummaryAgreesWithTheTags: the summary's topic names the tagger's primary
+// reason and states the tagger's outcome, on every original call.
+func TestSummaryAgreesWithTheTags(t *testing.T) {
+	s := NewSummarizer()
+	for _, c := range originalCalls(t) {
+		tags := tag(t, c.Text).Tags
+		res, err := s.Summarize(context.Background(), callscribe.Transcript{Text: c.Text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := tags[callscribe.CategoryCallReason][0]; !TopicNamesReason(*res.Topic, r) {
+			t.Errorf("%s: topic %q does not name %s", c.File, *res.Topic, r)
+		}
+		if o := tags[callscribe.CategoryCallOutcome][0]; !OutcomeStated(res.Summary, o) {
+			t.Errorf("%s: summary does not state %s: %s", c.File, o, res.Summary)
+		}
+	}
+}
+
+func TestPhoneticKey(t *testing.T) {
+	same := [][2]string{{"cancellation", "cancelation"}, {"their", "there"}, {"phone", "fone"}, {"knight", "night"},
+		{"charge", "charj"}, {"escalate", "eskalate"}, {"supervisor", "supervisr"}, {"verification", "verificasion"}}
+	for _, p := range same {
+		if a, b := phoneticKey(p[0]), phoneticKey(p[1]); a != b {
+			t.Errorf("phoneticKey(%q) = %q, phoneticKey(%q) = %q: want one key", p[0], a, p[1], b)
+		}
+	}
+	differ := [][2]string{{"refund", "refuse"}, {"bill", "pill"}, {"order", "border"}, {"charge", "change"}}
+	for _, p := range differ {
+		if a, b := phoneticKey(p[0]), phoneticKey(p[1]); a == b {
+			t.Errorf("phoneticKey(%q) = phoneticKey(%q) = %q: want different keys", p[0], p[1], a)
+		}
+	}
+	if phoneticKey("") != "" || phoneticKey("'") != "" {
+		t.Error("empty word")
+	}
+}
+
+// TestPhoneticCueMatching: with phonetic matching a cue word of five letters or
+// more also matches the speech engine's misspelling of it; without, it does not;
+// short cue words never match by sound.
+func TestPhoneticCueMatching(t *testing.T) {
+	const call = "User: i want to talk about a cancelation and a reembursment"
+	valueScore := func(phonetic bool, value string) float64 {
+		a := lexiconFor(phonetic).analyzeLexicon(callscribe.Transcript{Text: call})
+		return score(a.cats[callscribe.CategoryCallReason], value)
+	}
+	if valueScore(false, "cancellation") != 0 {
+		t.Fatal("the misspelling matched without phonetic matching")
+	}
+	if valueScore(true, "cancellation") == 0 || valueScore(true, "refund") == 0 {
+		t.Errorf("phonetic matching missed a misspelled cue: cancellation %v, refund %v", valueScore(true, "cancellation"), valueScore(true, "refund"))
+	}
+	// "fee" (billing) is too short to match "foe" by sound.
+	a := lexiconFor(true).analyzeLexicon(callscribe.Transcript{Text: "User: there is a foe on it"})
+	if a.cats[callscribe.CategoryCallReason].scores["billing"] != nil {
+		t.Errorf("a short cue matched by sound: %v", a.cats[callscribe.CategoryCallReason].scores["billing"])
 	}
 }

@@ -25,10 +25,12 @@ var lexiconJSON []byte
 
 // lexiconFile is the shape of lexicon.json; see the "_about" text in the file.
 type lexiconFile struct {
-	Version        string                  `json:"version"`
-	Negators       []string                `json:"negators"`
-	NegationWindow int                     `json:"negation_window"`
-	Categories     map[string]categorySpec `json:"categories"`
+	Version        string   `json:"version"`
+	Negators       []string `json:"negators"`
+	NegationWindow int      `json:"negation_window"`
+	// PhoneticMatch: cue words of 5+ letters also match by phonetic key.
+	PhoneticMatch bool                    `json:"phonetic_match"`
+	Categories    map[string]categorySpec `json:"categories"`
 }
 
 type categorySpec struct {
@@ -77,8 +79,51 @@ type cue struct {
 type category struct {
 	name string
 	spec categorySpec
-	// byFirst indexes cues by their first stem for the scan.
+	// byFirst indexes cues by their first stem for the scan; byKey by the
+	// phonetic key of their first stem (phonetic matching, see model.phonetic).
 	byFirst map[string][]cue
+	byKey   map[string][]cue
+}
+
+// phoneticMinLen: a cue word is matched by its phonetic key only when it has at
+// least this many letters; short words ("bill", "fee", "not") must match
+// exactly, their keys are shared by too many other words.
+const phoneticMinLen = 5
+
+// candidates are the cues that may start at a token, longest first: those whose
+// first stem is the token's, and with phonetic matching those whose first stem
+// sounds like it.
+func (c *category) candidates(t token, phonetic bool) []cue {
+	exact := c.byFirst[t.stem]
+	if !phonetic || len(t.stem) < phoneticMinLen {
+		return exact
+	}
+	var more []cue
+	for _, cu := range c.byKey[t.key] {
+		if cu.stems[0] != t.stem {
+			more = append(more, cu)
+		}
+	}
+	if len(more) == 0 {
+		return exact
+	}
+	all := append(slices.Clone(exact), more...)
+	slices.SortStableFunc(all, cueOrder)
+	return all
+}
+
+// cueOrder sorts cues longest first, then by weight and phrase.
+func cueOrder(a, b cue) int {
+	if d := len(b.stems) - len(a.stems); d != 0 {
+		return d
+	}
+	if a.weight != b.weight {
+		if b.weight > a.weight {
+			return 1
+		}
+		return -1
+	}
+	return strings.Compare(a.phrase+a.value, b.phrase+b.value)
 }
 
 type model struct {
@@ -90,6 +135,10 @@ type model struct {
 	// linear is the trained model that decides call_reason, call_outcome and
 	// customer_sentiment (model.json); nil: the lexicon decides alone.
 	linear *linearFile
+	// phonetic: a cue word of phoneticMinLen letters or more also matches a
+	// word with the same phonetic key (phoneticKey), so the speech engine's
+	// misspellings of a cue still count (lexicon.json "phonetic_match").
+	phonetic bool
 }
 
 // defaultModel is built once from the embedded file; init panics on a broken file
@@ -116,7 +165,7 @@ func parseModel(b []byte) (*model, error) {
 	if f.NegationWindow <= 0 {
 		return nil, fmt.Errorf("negation_window must be positive")
 	}
-	m := &model{version: f.Version, negators: map[string]bool{}, window: f.NegationWindow, cats: map[string]*category{}}
+	m := &model{version: f.Version, negators: map[string]bool{}, window: f.NegationWindow, cats: map[string]*category{}, phonetic: f.PhoneticMatch}
 	for _, n := range f.Negators {
 		for _, s := range stems(n) {
 			m.negators[s] = true
@@ -135,7 +184,7 @@ func parseModel(b []byte) (*model, error) {
 		if !slices.Contains([]string{"user", "agent", "any"}, spec.Speaker) || !slices.Contains([]string{"early", "late", "flat"}, spec.Position) {
 			return nil, fmt.Errorf("%s: bad speaker %q or position %q", tc.Name, spec.Speaker, spec.Position)
 		}
-		c := &category{name: tc.Name, spec: spec, byFirst: map[string][]cue{}}
+		c := &category{name: tc.Name, spec: spec, byFirst: map[string][]cue{}, byKey: map[string][]cue{}}
 		for v, vs := range spec.Values {
 			if !callscribe.IsTaxonomyValue(tc.Name, v) {
 				return nil, fmt.Errorf("%s: value %q is not in the taxonomy", tc.Name, v)
@@ -159,23 +208,19 @@ func parseModel(b []byte) (*model, error) {
 			}
 			for _, cu := range byStems {
 				c.byFirst[cu.stems[0]] = append(c.byFirst[cu.stems[0]], cu)
+				if len(cu.stems[0]) >= phoneticMinLen {
+					k := phoneticKey(cu.stems[0])
+					c.byKey[k] = append(c.byKey[k], cu)
+				}
 			}
 		}
 		// Longest cues first so the scan can stop at the first match; then by
 		// weight and phrase for a deterministic order.
 		for k := range c.byFirst {
-			slices.SortFunc(c.byFirst[k], func(a, b cue) int {
-				if d := len(b.stems) - len(a.stems); d != 0 {
-					return d
-				}
-				if a.weight != b.weight {
-					if b.weight > a.weight {
-						return 1
-					}
-					return -1
-				}
-				return strings.Compare(a.phrase+a.value, b.phrase+b.value)
-			})
+			slices.SortFunc(c.byFirst[k], cueOrder)
+		}
+		for k := range c.byKey {
+			slices.SortFunc(c.byKey[k], cueOrder)
 		}
 		m.cats[tc.Name] = c
 		m.catsOrder = append(m.catsOrder, tc.Name)

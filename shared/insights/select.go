@@ -3,14 +3,15 @@ package insights
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
 )
 
 // The settings searched by SelectLinear, in order (ties keep the first).
+// λ and the feature sets are those compared by Experiment (README.md,
+// "Issue 12, second round"); gate 2 is the lexicon alone.
 var (
-	searchLambdas = []float64{0.03, 0.01, 0.003, 0.001, 0.0003}
+	searchLambdas = []float64{0.001, 0.0003}
 	searchGates   = []float64{0, 0.3, 0.4, 0.5, 0.6, 0.7}
 )
 
@@ -20,18 +21,28 @@ const (
 	gateLexicon     = 2 // a gate above 1: the lexicon always decides
 )
 
+// extension is the feature groups each category adds to the base sets, the
+// method that won on dev (clean text plus after speech) among those Experiment
+// compares: call_reason reads the customer's opening turns; call_outcome the
+// last turns by speaker and the phonetic keys; customer_sentiment nothing more.
+func extension(cat string, fs FeatureSet) FeatureSet {
+	switch cat {
+	case callscribe.CategoryCallReason:
+		fs.Opening = true
+	case callscribe.CategoryCallOutcome:
+		fs.Phonetic, fs.Sides = true, true
+	}
+	return fs
+}
+
 // searchFeatureSets are the feature sets tried for a category: the full set
-// first, then each group left out, then words alone.
+// and the full set without the lexicon's scores, each with the category's
+// extension.
 func searchFeatureSets(cat string) []FeatureSet {
 	full := FeatureSet{Words: true, Chars: true, Lexicon: true, Position: cat != callscribe.CategoryCallReason}
-	out := []FeatureSet{full}
-	noChars, noLex, noPos := full, full, full
-	noChars.Chars, noLex.Lexicon, noPos.Position = false, false, false
-	out = append(out, noChars, noLex)
-	if full.Position {
-		out = append(out, noPos)
-	}
-	return append(out, FeatureSet{Words: true})
+	noLex := full
+	noLex.Lexicon = false
+	return []FeatureSet{extension(cat, full), extension(cat, noLex)}
 }
 
 // Alternative is one setting tried for a category with its dev accuracy.
@@ -40,15 +51,18 @@ type Alternative struct {
 	Method   string // lexicon, model, blend
 	Config   LinearConfig
 	Dev      float64 // accuracy on dev
-	DevLL    float64 // mean log-likelihood of the model on dev (ties)
+	// DevSpeech: accuracy on dev's speech-engine transcripts (the first tie
+	// break; -1 without them).
+	DevSpeech float64
+	DevLL     float64 // mean log-likelihood of the model on dev (the second tie break)
 }
 
 func (a Alternative) String() string {
 	switch a.Method {
 	case "lexicon":
-		return fmt.Sprintf("%-18s lexicon alone                                       dev %5.1f%%", a.Category, 100*a.Dev)
+		return fmt.Sprintf("%-18s lexicon alone                                                    dev %5.1f%%, after speech %5.1f%%", a.Category, 100*a.Dev, 100*a.DevSpeech)
 	}
-	return fmt.Sprintf("%-18s %-6s %-32s lambda %-6g gate %-4g dev %5.1f%% (ll %.3f)", a.Category, a.Method, a.Config.Features, a.Config.Lambda, a.Config.Gate, 100*a.Dev, a.DevLL)
+	return fmt.Sprintf("%-18s %-6s %-45s lambda %-6g gate %-4g dev %5.1f%%, after speech %5.1f%% (ll %.3f)", a.Category, a.Method, a.Config.Features, a.Config.Lambda, a.Config.Gate, 100*a.Dev, 100*a.DevSpeech, a.DevLL)
 }
 
 // devAccuracy scores a category's decisions on the dev calls.
@@ -78,16 +92,29 @@ func devAccuracy(cat string, dev *prepared, cls []string, probs [][]float64, gat
 	return float64(hit) / float64(len(dev.an))
 }
 
-// SelectLinear chooses each category's settings by dev accuracy (ties: the
-// model's dev log-likelihood, then the search order), training on train only.
-// It returns the chosen settings and every alternative tried, best per
-// feature set and method, for the report.
-func SelectLinear(train, devCalls []LabelledCall) (map[string]LinearConfig, []Alternative) {
+// SelectLinear chooses each category's settings by dev accuracy on clean
+// text (ties: dev accuracy after speech when devSpeech holds every dev call's
+// speech-engine transcript, then the model's dev log-likelihood, then the
+// search order), training on train only. It returns the chosen settings and
+// every alternative tried, best per feature set and method, for the report.
+func SelectLinear(train, devCalls []LabelledCall, devSpeech map[string]callscribe.Transcript) (map[string]LinearConfig, []Alternative) {
 	tr, dev := prepare(train), prepare(devCalls)
+	var devS *prepared
+	if len(devSpeech) == len(devCalls) {
+		devS = prepareWith(lexiconOnly, devCalls, devSpeech)
+	}
+	minWords := tr.minWords()
+	speechAcc := func(cat string, cls []string, probs [][]float64, gate float64) float64 {
+		if devS == nil {
+			return -1
+		}
+		return accuracy(cat, devS, cls, probs, gate, minWords)
+	}
 	chosen := map[string]LinearConfig{}
 	var report []Alternative
 	for _, cat := range LinearCategories {
-		lex := Alternative{Category: cat, Method: "lexicon", Config: LinearConfig{Gate: gateLexicon}, Dev: devAccuracy(cat, dev, nil, nil, gateLexicon, 0), DevLL: math.Inf(-1)}
+		lex := Alternative{Category: cat, Method: "lexicon", Config: LinearConfig{Gate: gateLexicon},
+			Dev: devAccuracy(cat, dev, nil, nil, gateLexicon, 0), DevSpeech: speechAcc(cat, nil, nil, gateLexicon), DevLL: math.Inf(-1)}
 		report = append(report, lex)
 		best := lex
 		for _, fs := range searchFeatureSets(cat) {
@@ -95,17 +122,15 @@ func SelectLinear(train, devCalls []LabelledCall) (map[string]LinearConfig, []Al
 			for _, lambda := range searchLambdas {
 				cfg := LinearConfig{Features: fs, Lambda: lambda, Iterations: trainIterations, MinDF: trainMinDF}
 				m := tr.fit(cat, cfg)
-				xs := dev.features(cat, fs)
-				probs := make([][]float64, len(xs))
-				ll := 0.0
-				for i, x := range xs {
-					probs[i] = m.probs(x)
-					ll += math.Log(max(probs[i][slices.Index(m.Classes, label(dev.calls[i], cat))], 1e-12))
+				probs, ll := predict(m, dev, cat)
+				var probsS [][]float64
+				if devS != nil {
+					probsS, _ = predict(m, devS, cat)
 				}
-				ll /= float64(len(xs))
 				for _, gate := range searchGates {
 					cfg.Gate = gate
-					alt := Alternative{Category: cat, Method: "model", Config: cfg, Dev: devAccuracy(cat, dev, m.Classes, probs, gate, tr.minWords()), DevLL: ll}
+					alt := Alternative{Category: cat, Method: "model", Config: cfg, Dev: devAccuracy(cat, dev, m.Classes, probs, gate, minWords),
+						DevSpeech: speechAcc(cat, m.Classes, probsS, gate), DevLL: ll}
 					if gate > 0 {
 						alt.Method = "blend"
 					}
@@ -132,6 +157,9 @@ func SelectLinear(train, devCalls []LabelledCall) (map[string]LinearConfig, []Al
 func better(a, b Alternative) bool {
 	if a.Dev != b.Dev {
 		return a.Dev > b.Dev
+	}
+	if a.DevSpeech != b.DevSpeech {
+		return a.DevSpeech > b.DevSpeech
 	}
 	return a.DevLL > b.DevLL
 }

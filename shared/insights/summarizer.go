@@ -10,11 +10,12 @@ import (
 )
 
 // SummarizerMethod names the built-in summarizer in meta_data.
-const SummarizerMethod = "builtin-extractive-v1"
+const SummarizerMethod = "builtin-extractive-v2" // v2: the outcome sentence names the taxonomy value (issue 12)
 
 // Summarizer is the built-in callscribe.Summarizer: it runs the tagger's
-// analysis and writes sentences from templates (why the customer called, what
-// the agent did, how it ended, how the customer came across), quoting the
+// analysis (lexicon and trained model, so summary and tags agree) and writes
+// sentences from templates (why the customer called, what the agent did, how
+// it ended, how the customer came across), quoting the
 // sentences of the call that carried the evidence, so that the summary is
 // faithful to the call even when the speech engine's text is rough.
 type Summarizer struct{ m *model }
@@ -46,9 +47,11 @@ func (s *Summarizer) Summarize(ctx context.Context, tr callscribe.Transcript) (*
 		reasons = []string{"other"}
 	}
 	approaches := a.cats[callscribe.CategoryAgentApproach].selected
-	outcome := first(a.cats[callscribe.CategoryCallOutcome].selected, "")
-	sentiment := first(a.cats[callscribe.CategoryCustomerSentiment].selected, "neutral")
-	meta["call_reason"], meta["call_outcome"], meta["customer_sentiment"] = reasons, cmpOr(outcome, "unknown"), sentiment
+	// Without evidence the outcome and the sentiment are the taxonomy defaults,
+	// as in the tagger's result, so the summary and the tags agree.
+	outcome := first(a.cats[callscribe.CategoryCallOutcome].selected, taxonomyDefault(callscribe.CategoryCallOutcome))
+	sentiment := first(a.cats[callscribe.CategoryCustomerSentiment].selected, taxonomyDefault(callscribe.CategoryCustomerSentiment))
+	meta["call_reason"], meta["call_outcome"], meta["customer_sentiment"] = reasons, outcome, sentiment
 
 	topic := s.topic(a, reasons[0])
 	var sentences []string
@@ -69,19 +72,17 @@ func (s *Summarizer) Summarize(ctx context.Context, tr callscribe.Transcript) (*
 		sentences = append(sentences, did+".")
 	}
 
-	// How it ended and how the customer came across.
-	if outcome != "" {
-		sentences = append(sentences, s.m.cats[callscribe.CategoryCallOutcome].spec.Values[outcome].Phrase+".")
-	} else {
-		sentences = append(sentences, "The call ended without a clear resolution.")
-	}
+	// How it ended, in the taxonomy's words (OutcomeSentence), and how the
+	// customer came across.
+	sentences = append(sentences, OutcomeSentence(outcome))
 	sentences = append(sentences, "The customer sounded "+s.m.cats[callscribe.CategoryCustomerSentiment].spec.Values[sentiment].Phrase+".")
 
 	return &callscribe.SummaryResult{Topic: &topic, Summary: strings.Join(sentences, " "), MetaData: meta}, nil
 }
 
 // topic is the primary reason's label, sharpened by its strongest cue when that
-// says more than the label ("Billing: charged twice").
+// says more than the label ("Billing: charged twice"). The label comes first, so
+// TopicReason reads the primary reason from it.
 func (s *Summarizer) topic(a *analysis, reason string) string {
 	label := s.m.cats[callscribe.CategoryCallReason].spec.Values[reason].Label
 	vs := a.cats[callscribe.CategoryCallReason].scores[reason]
@@ -258,9 +259,8 @@ func first(vals []string, def string) string {
 	return def
 }
 
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
+// taxonomyDefault is the value a result gets when nothing was found.
+func taxonomyDefault(cat string) string {
+	tc, _ := callscribe.TaxonomyCategoryNamed(cat)
+	return tc.Default
 }

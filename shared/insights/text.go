@@ -29,6 +29,7 @@ type turn struct {
 // an expanded contraction).
 type token struct {
 	stem     string
+	key      string // phoneticKey(stem)
 	surface  string
 	turn     int
 	speaker  string
@@ -265,7 +266,8 @@ func tokenize(turns []turn) []token {
 			if i > 0 && breaks[i] != breakNone {
 				clause++
 			}
-			toks = append(toks, token{stem: stem(w), surface: surf[i], turn: ti, speaker: t.speaker, sentence: sentence, clause: clause})
+			st := stem(w)
+			toks = append(toks, token{stem: st, key: phoneticKey(st), surface: surf[i], turn: ti, speaker: t.speaker, sentence: sentence, clause: clause})
 		}
 	}
 	if n := len(toks); n > 1 {

@@ -11,13 +11,22 @@
 //
 // Usage:
 //
-//	go run ./infra/bench/cmd/insights [-set dir,dir,...] [-speech-set dir,dir,...] [-mode clean|speech|both] [-cache .cache/bench-insights] [-v]
+//	go run ./infra/bench/cmd/insights [-set dir,dir,...] [-speech-set dir,dir,...] [-mode clean|speech|both|prepare] [-cache .cache/bench-insights] [-examples N] [-v]
+//
+// -mode prepare only fills the cache (the after-speech transcripts that
+// trainmodel -experiments reads for train and dev), scoring nothing.
 //
 // Metrics (each a percentage of the calls):
 //
 //	call_reason  hit when the primary expected reason (the first in labels.json)
 //	             is among the predicted values (at most 3); top-1 is also shown
 //	customer_sentiment, call_outcome  exact match of the single value
+//	summary topic  the built-in summary's topic names the primary reason first
+//	               (its label or a listed synonym: insights.TopicNamesReason)
+//	summary outcome  the summary contains the labelled outcome's sentence
+//	               ("Outcome: escalated (...)": insights.OutcomeStated)
+//
+// -examples N prints the first N summaries of each split and setting.
 //
 // Generated audio and transcripts are cached under -cache, keyed by a hash of the
 // dialogue, so re-runs only redo what changed.
@@ -77,9 +86,10 @@ func splitName(dir string) string {
 func main() {
 	sets := flag.String("set", defaultSets, "comma-separated directories of labelled sets (the splits), each reported separately")
 	speechSets := flag.String("speech-set", "", "comma-separated directories measured after speech (default: the same as -set)")
-	mode := flag.String("mode", "both", "clean, speech or both")
+	mode := flag.String("mode", "both", "clean, speech, both, or prepare (synthesise and transcribe the -speech-set calls into the cache, score nothing)")
 	cache := flag.String("cache", ".cache/bench-insights", "cache directory for audio and transcripts")
 	verbose := flag.Bool("v", false, "list every miss")
+	examples := flag.Int("examples", 0, "print the first N summaries of each split")
 	flag.Parse()
 	if *speechSets == "" {
 		*speechSets = *sets
@@ -88,12 +98,12 @@ func main() {
 	ok := true
 	if *mode == "clean" || *mode == "both" {
 		for _, sp := range load(*sets) {
-			s, misses := run(sp.calls, cleanText)
+			s, misses := run(sp.calls, cleanText, *examples)
 			report(fmt.Sprintf("%s, clean text", sp.name), s, misses, *verbose)
 			ok = targets(sp, s, false, cleanText) && ok
 		}
 	}
-	if *mode == "speech" || *mode == "both" {
+	if *mode == "speech" || *mode == "both" || *mode == "prepare" {
 		path, err := newSpeechPath(*cache)
 		if err != nil {
 			fatal("the after-speech bench needs the speech engine", err)
@@ -106,8 +116,12 @@ func main() {
 		if err := path.prepare(all); err != nil {
 			fatal("synthesising or transcribing the labelled calls", err)
 		}
+		if *mode == "prepare" {
+			fmt.Printf("speech engine: %d calls transcribed now, %d from cache; nothing scored\n", path.fresh, path.cached)
+			return
+		}
 		for _, sp := range splits {
-			s, misses := run(sp.calls, path.transcript)
+			s, misses := run(sp.calls, path.transcript, *examples)
 			report(fmt.Sprintf("%s, after speech (synthcall 8 kHz stereo -> sphinx)", sp.name), s, misses, *verbose)
 			hits, total := contamination(sp.calls)
 			fmt.Printf("  %d of %d labelled sentences occur verbatim in the engine's domain LM text\n", hits, total)
@@ -149,7 +163,7 @@ func targets(sp split, s insights.Scores, speech bool, input func(insights.Label
 		if len(orig) == 0 {
 			return true
 		}
-		o, _ := run(orig, input)
+		o, _ := run(orig, input, 0)
 		fmt.Printf("  the %d original calls (issue 4 targets): call_reason %5.1f%% (top-1 %5.1f%%), customer_sentiment %5.1f%%, call_outcome %5.1f%%\n",
 			o.Calls, 100*o.ReasonHit, 100*o.ReasonTop1, 100*o.Sentiment, 100*o.Outcome)
 		if speech {
@@ -176,10 +190,10 @@ func met(got, target float64) string {
 	return "(met)"
 }
 
-func run(calls []insights.LabelledCall, input func(insights.LabelledCall) (callscribe.Transcript, error)) (insights.Scores, []insights.Miss) {
-	tagger := insights.NewTagger()
+func run(calls []insights.LabelledCall, input func(insights.LabelledCall) (callscribe.Transcript, error), examples int) (insights.Scores, []insights.Miss) {
+	tagger, summarizer := insights.NewTagger(), insights.NewSummarizer()
 	var t insights.Tally
-	for _, c := range calls {
+	for i, c := range calls {
 		tr, err := input(c)
 		if err != nil {
 			fatal(c.File, err)
@@ -189,6 +203,14 @@ func run(calls []insights.LabelledCall, input func(insights.LabelledCall) (calls
 			fatal(c.File, err)
 		}
 		t.Add(c, res.Tags)
+		sum, err := summarizer.Summarize(context.Background(), tr)
+		if err != nil {
+			fatal(c.File, err)
+		}
+		t.AddSummary(c, *sum.Topic, sum.Summary)
+		if i < examples {
+			fmt.Printf("  example %s (labels: %s / %s)\n    topic: %s\n    summary: %s\n", c.File, c.CallReason[0], c.CallOutcome, *sum.Topic, sum.Summary)
+		}
 	}
 	return t.Scores(), t.Misses
 }
@@ -198,6 +220,8 @@ func report(title string, s insights.Scores, misses []insights.Miss, verbose boo
 	fmt.Printf("  call_reason         %5.1f%%  (primary expected reason among the predicted values; top-1 %5.1f%%)\n", 100*s.ReasonHit, 100*s.ReasonTop1)
 	fmt.Printf("  customer_sentiment  %5.1f%%  (exact match)\n", 100*s.Sentiment)
 	fmt.Printf("  call_outcome        %5.1f%%  (exact match)\n", 100*s.Outcome)
+	fmt.Printf("  summary topic       %5.1f%%  (the topic names the primary reason first)\n", 100*s.Topic)
+	fmt.Printf("  summary outcome     %5.1f%%  (the summary states the labelled outcome's sentence)\n", 100*s.OutcomeStated)
 	if verbose {
 		for _, m := range misses {
 			fmt.Printf("    miss %-10s %-18s want %-18s got %s\n", m.File, m.Category, m.Want, strings.Join(m.Got, ","))

@@ -11,7 +11,14 @@
 //
 //	go run ./infra/bench/cmd/trainmodel [-train testdata/insights] [-dev testdata/insights-dev] [-out shared/insights/model.json] [-retrain]
 //
+// Ties on dev's clean text are broken by dev's speech-engine transcripts
+// (testdata/insights-dev-speech, written from bench-insights' cache by
+// -save-dev-speech), then by the dev log-likelihood.
+//
 // -retrain skips the search and refits with the settings recorded in -out.
+// -experiments compares issue 12's methods (insights.ExperimentMethods) on dev,
+// clean and after speech (from bench-insights' cache), and by cross-validation
+// over train+dev; it writes nothing.
 package main
 
 import (
@@ -27,11 +34,40 @@ func main() {
 	devDir := flag.String("dev", "testdata/insights-dev", "the dev split (settings are chosen on it)")
 	out := flag.String("out", "shared/insights/model.json", "where to write the model")
 	retrain := flag.Bool("retrain", false, "refit with the settings recorded in -out instead of searching")
+	exp := flag.Bool("experiments", false, "compare issue 12's methods on dev and by cross-validation over train+dev (writes nothing)")
+	only := flag.String("methods", "", "with -experiments: the methods to run, comma-separated (default all: "+insights.MethodNames(insights.ExperimentMethods())+")")
+	cache := flag.String("speech-cache", ".cache/bench-insights", "with -experiments: bench-insights' cache of speech-engine transcripts")
+	folds := flag.Int("folds", 5, "with -experiments: cross-validation folds over train+dev (0: none)")
+	devSpeechDir := flag.String("dev-speech", "testdata/insights-dev-speech", "the speech engine's transcripts of the dev calls (<call>.json), the first tie break of the search")
+	saveDevSpeech := flag.Bool("save-dev-speech", false, "write the dev calls' transcripts from -speech-cache to -dev-speech and exit")
 	flag.Parse()
 
 	train, err := insights.LoadLabelledSet(*trainDir)
 	if err != nil {
 		fatal(err)
+	}
+	if *saveDevSpeech {
+		dev, err := insights.LoadLabelledSet(*devDir)
+		if err != nil {
+			fatal(err)
+		}
+		sp := speechCache(*cache, dev)
+		if sp == nil {
+			fatal(fmt.Errorf("%s lacks some dev transcripts: run bash infra/bench/insights.sh -mode prepare -speech-set %s", *cache, *devDir))
+		}
+		if err := saveSpeech(*devSpeechDir, sp); err != nil {
+			fatal(err)
+		}
+		fmt.Printf("wrote %d transcripts to %s\n", len(sp), *devSpeechDir)
+		return
+	}
+	if *exp {
+		dev, err := insights.LoadLabelledSet(*devDir)
+		if err != nil {
+			fatal(err)
+		}
+		experiments(train, dev, *cache, *only, *folds)
+		return
 	}
 	var configs map[string]insights.LinearConfig
 	if *retrain {
@@ -47,9 +83,13 @@ func main() {
 		if err != nil {
 			fatal(err)
 		}
+		devSpeech, err := loadSpeech(*devSpeechDir, dev)
+		if err != nil {
+			fatal(fmt.Errorf("the dev calls' speech transcripts: %w (go run ./infra/bench/cmd/trainmodel -save-dev-speech writes them from bench-insights' cache)", err))
+		}
 		var report []insights.Alternative
-		configs, report = insights.SelectLinear(train, dev)
-		fmt.Printf("trained on %d calls (%s), chosen on %d dev calls (%s); best per feature set:\n", len(train), *trainDir, len(dev), *devDir)
+		configs, report = insights.SelectLinear(train, dev, devSpeech)
+		fmt.Printf("trained on %d calls (%s), chosen on %d dev calls (%s; ties: after speech, %s); best per feature set:\n", len(train), *trainDir, len(dev), *devDir, *devSpeechDir)
 		for _, a := range report {
 			fmt.Println(" ", a)
 		}

@@ -1,0 +1,327 @@
+package insights
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/callscribe/callscribe/shared/callscribe"
+)
+
+// Experiments: the methods of issue 12 compared on dev (and by cross-validation
+// over train+dev), printed by `go run ./infra/bench/cmd/trainmodel -experiments`
+// and recorded in README.md. Nothing here reads the test split.
+
+// Corpus is a labelled split with, optionally, the speech engine's transcript
+// of each call (by file name; bench-insights' cache, see LoadSpeechCache).
+type Corpus struct {
+	Calls  []LabelledCall
+	Speech map[string]callscribe.Transcript
+}
+
+// Method is one way of building the trained part: which lexicon its lexicon
+// features and fallback read, which feature sets are searched per category,
+// and what it trains on.
+type Method struct {
+	Name string
+	// PhoneticMatch: the lexicon matches cue words by phonetic key too.
+	PhoneticMatch bool
+	// FeatureSets lists the feature sets searched for a category.
+	FeatureSets func(cat string) []FeatureSet
+	// Augment: train on the speech engine's transcripts of the training calls
+	// as well as on their text.
+	Augment bool
+	// Lambdas searched (nil: searchLambdas).
+	Lambdas []float64
+}
+
+// MethodResult is one method's figures for one category.
+type MethodResult struct {
+	Method, Category string
+	// Config is the setting chosen on dev (clean text; ties: dev after speech,
+	// then the model's dev log-likelihood), trained on train.
+	Config LinearConfig
+	Dev    float64 // dev accuracy of Config, clean text
+	// DevSpeech is Config's dev accuracy on the speech engine's transcripts
+	// (-1 without them).
+	DevSpeech float64
+	// CV is the best k-fold cross-validated accuracy among the settings
+	// searched (clean text): trained on the other folds of train+dev, scored on
+	// the calls written after the lexicon (the 48 original calls, next to which
+	// the lexicon was written, would flatter its share). CVConfig its setting.
+	CV       float64
+	CVConfig LinearConfig
+}
+
+func (r MethodResult) String() string {
+	return fmt.Sprintf("%-22s %-18s dev %5.1f%% after speech %5.1f%% | cv %5.1f%% | dev-chosen: %s λ=%g gate=%g | cv-chosen: %s λ=%g gate=%g",
+		r.Method, r.Category, 100*r.Dev, 100*r.DevSpeech, 100*r.CV, r.Config.Features, r.Config.Lambda, r.Config.Gate, r.CVConfig.Features, r.CVConfig.Lambda, r.CVConfig.Gate)
+}
+
+// lexiconFor is the lexicon a method reads.
+func lexiconFor(phonetic bool) *model {
+	m := mustModel(lexiconJSON)
+	m.phonetic = phonetic
+	return m
+}
+
+// prepareWith analyses calls by a lexicon, from their text or, when speech is
+// set, from the speech engine's transcripts (calls without one are left out).
+func prepareWith(lex *model, calls []LabelledCall, speech map[string]callscribe.Transcript) *prepared {
+	p := &prepared{feats: map[string][]map[string]float64{}}
+	for _, c := range calls {
+		tr := callscribe.Transcript{Text: c.Text}
+		if speech != nil {
+			s, ok := speech[c.File]
+			if !ok {
+				continue
+			}
+			tr = s
+		}
+		p.calls = append(p.calls, c)
+		p.an = append(p.an, lex.analyzeLexicon(tr))
+	}
+	return p
+}
+
+// concat is p's calls followed by q's.
+func (p *prepared) concat(q *prepared) *prepared {
+	return &prepared{calls: append(slices.Clone(p.calls), q.calls...), an: append(slices.Clone(p.an), q.an...), feats: map[string][]map[string]float64{}}
+}
+
+// firstValue is what the tagger decides first for a category from the
+// lexicon's selection and the model's probabilities (nil: the lexicon alone).
+func firstValue(cat string, lexSel, classes []string, p []float64, gate float64) string {
+	sel, _ := combine(cat, lexSel, classes, p, gate)
+	if len(sel) == 0 {
+		tc, _ := callscribe.TaxonomyCategoryNamed(cat)
+		return tc.Default
+	}
+	return sel[0]
+}
+
+// gates searched, the lexicon alone last.
+func experimentGates() []float64 { return append(slices.Clone(searchGates), gateLexicon) }
+
+// Experiment compares methods: each trained on train (plus its speech
+// transcripts when the method augments), its settings chosen on dev; and each
+// cross-validated over train+dev in k folds (folds by call order: call i is in
+// fold i mod k).
+func Experiment(train, dev Corpus, methods []Method, k int, log func(string)) []MethodResult {
+	var out []MethodResult
+	for _, me := range methods {
+		lex := lexiconFor(me.PhoneticMatch)
+		tr, dv := prepareWith(lex, train.Calls, nil), prepareWith(lex, dev.Calls, nil)
+		minWords := tr.minWords()
+		trFit := tr
+		if me.Augment && train.Speech != nil {
+			trFit = tr.concat(prepareWith(lex, train.Calls, train.Speech))
+		}
+		var dvSpeech *prepared
+		if dev.Speech != nil {
+			dvSpeech = prepareWith(lex, dev.Calls, dev.Speech)
+		}
+		// Cross-validation over train+dev.
+		all := tr.concat(dv)
+		var allSpeech *prepared
+		if me.Augment && train.Speech != nil && dev.Speech != nil {
+			allSpeech = prepareWith(lex, append(slices.Clone(train.Calls), dev.Calls...), mergeSpeech(train.Speech, dev.Speech))
+		}
+		scoredCV := 0
+		for _, c := range all.calls {
+			if c.Style != "original" {
+				scoredCV++
+			}
+		}
+		lambdas := me.Lambdas
+		if lambdas == nil {
+			lambdas = searchLambdas
+		}
+		for _, cat := range LinearCategories {
+			classes := classesOf(cat)
+			res := MethodResult{Method: me.Name, Category: cat, Dev: -1, DevSpeech: -1, CV: -1}
+			bestLL := math.Inf(-1)
+			for _, fs := range me.FeatureSets(cat) {
+				for _, lambda := range lambdas {
+					cfg := LinearConfig{Features: fs, Lambda: lambda, Iterations: trainIterations, MinDF: trainMinDF}
+					m := trFit.fit(cat, cfg)
+					probs, ll := predict(m, dv, cat)
+					var probsS [][]float64
+					if dvSpeech != nil {
+						probsS, _ = predict(m, dvSpeech, cat)
+					}
+					cvHits := crossValidate(cat, cfg, all, allSpeech, k)
+					for gi, gate := range experimentGates() {
+						cfg.Gate = gate
+						acc := accuracy(cat, dv, classes, probs, gate, minWords)
+						accS := -1.0
+						if dvSpeech != nil {
+							accS = accuracy(cat, dvSpeech, classes, probsS, gate, minWords)
+						}
+						if acc > res.Dev || acc == res.Dev && (accS > res.DevSpeech || accS == res.DevSpeech && ll > bestLL) {
+							res.Dev, res.DevSpeech, res.Config, bestLL = acc, accS, cfg, ll
+						}
+						if cv := float64(cvHits[gi]) / float64(scoredCV); cv > res.CV {
+							res.CV, res.CVConfig = cv, cfg
+						}
+					}
+					if log != nil {
+						log(fmt.Sprintf("  %s %s %s λ=%g: done", me.Name, cat, fs, lambda))
+					}
+				}
+			}
+			out = append(out, res)
+			if log != nil {
+				log(res.String())
+			}
+		}
+	}
+	return out
+}
+
+func mergeSpeech(a, b map[string]callscribe.Transcript) map[string]callscribe.Transcript {
+	out := map[string]callscribe.Transcript{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}
+
+func predict(m *linearCat, p *prepared, cat string) ([][]float64, float64) {
+	xs := p.features(cat, m.Features)
+	probs := make([][]float64, len(xs))
+	ll := 0.0
+	for i, x := range xs {
+		probs[i] = m.probs(x)
+		ll += math.Log(max(probs[i][slices.Index(m.Classes, label(p.calls[i], cat))], 1e-12))
+	}
+	return probs, ll / float64(max(len(xs), 1))
+}
+
+func accuracy(cat string, p *prepared, classes []string, probs [][]float64, gate float64, minWords int) float64 {
+	hit := 0
+	for i, a := range p.an {
+		var pr []float64
+		if probs != nil && len(a.toks) >= minWords {
+			pr = probs[i]
+		}
+		if firstValue(cat, a.cats[cat].selected, classes, pr, gate) == label(p.calls[i], cat) {
+			hit++
+		}
+	}
+	return float64(hit) / float64(max(len(p.an), 1))
+}
+
+// crossValidate returns, per gate of experimentGates, the calls of all (but
+// the original ones) decided right by a model trained on the other folds (plus their speech transcripts
+// when speech is set: speech.calls are all.calls' in order, by file).
+func crossValidate(cat string, cfg LinearConfig, all, speech *prepared, k int) []int {
+	classes := classesOf(cat)
+	hits := make([]int, len(experimentGates()))
+	if k < 2 {
+		return hits
+	}
+	docs := all.features(cat, cfg.Features)
+	var sdocs []map[string]float64
+	sIndex := map[string]int{}
+	if speech != nil {
+		sdocs = speech.features(cat, cfg.Features)
+		for i, c := range speech.calls {
+			sIndex[c.File+"\x00"+c.Text] = i
+		}
+	}
+	for f := 0; f < k; f++ {
+		var trDocs []map[string]float64
+		var trLabels []int
+		minWords := -1
+		for i, c := range all.calls {
+			if i%k == f {
+				continue
+			}
+			trDocs = append(trDocs, docs[i])
+			trLabels = append(trLabels, slices.Index(classes, label(c, cat)))
+			if minWords < 0 || len(all.an[i].toks) < minWords {
+				minWords = len(all.an[i].toks)
+			}
+			if j, ok := sIndex[c.File+"\x00"+c.Text]; ok {
+				trDocs = append(trDocs, sdocs[j])
+				trLabels = append(trLabels, slices.Index(classes, label(c, cat)))
+			}
+		}
+		m := trainCat(cfg, classes, trDocs, trLabels)
+		for i, a := range all.an {
+			if i%k != f {
+				continue
+			}
+			var pr []float64
+			if len(a.toks) >= minWords {
+				pr = m.probs(docs[i])
+			}
+			if all.calls[i].Style == "original" {
+				continue // scored on the calls written after the lexicon only
+			}
+			for gi, gate := range experimentGates() {
+				if firstValue(cat, a.cats[cat].selected, classes, pr, gate) == label(all.calls[i], cat) {
+					hits[gi]++
+				}
+			}
+		}
+	}
+	return hits
+}
+
+// ExperimentMethods are the methods compared for issue 12, in report order.
+// Each searches the feature sets given (the current search's for the
+// baseline) with every extension on top.
+func ExperimentMethods() []Method {
+	// The full set and the full set without the lexicon's scores (the two
+	// kinds the current search chose from), each with the extension on top;
+	// λ in {0.001, 0.0003} (the current choices); gates as ever.
+	with := func(f func(cat string, fs FeatureSet) FeatureSet) func(string) []FeatureSet {
+		return func(cat string) []FeatureSet {
+			full := FeatureSet{Words: true, Chars: true, Lexicon: true, Position: cat != callscribe.CategoryCallReason}
+			noLex := full
+			noLex.Lexicon = false
+			return []FeatureSet{f(cat, full), f(cat, noLex)}
+		}
+	}
+	same := func(cat string, fs FeatureSet) FeatureSet { return fs }
+	phon := func(cat string, fs FeatureSet) FeatureSet { fs.Phonetic = true; return fs }
+	turns := func(cat string, fs FeatureSet) FeatureSet {
+		if cat == callscribe.CategoryCallReason {
+			fs.Opening = true
+		} else if fs.Position {
+			fs.Sides = true
+		}
+		return fs
+	}
+	both := func(cat string, fs FeatureSet) FeatureSet { return turns(cat, phon(cat, fs)) }
+	lambdas := []float64{0.001, 0.0003}
+	ms := []Method{
+		{Name: "baseline", FeatureSets: with(same)},
+		{Name: "phonetic-features", FeatureSets: with(phon)},
+		{Name: "phonetic-cues", PhoneticMatch: true, FeatureSets: with(same)},
+		{Name: "turns", FeatureSets: with(turns)},
+		{Name: "phonetic+turns", PhoneticMatch: true, FeatureSets: with(both)},
+		{Name: "phonetic-features+turns", FeatureSets: with(both)},
+		{Name: "augment", Augment: true, FeatureSets: with(same)},
+		{Name: "augment+phonetic+turns", Augment: true, PhoneticMatch: true, FeatureSets: with(both)},
+	}
+	for i := range ms {
+		ms[i].Lambdas = lambdas
+	}
+	return ms
+}
+
+// MethodNames lists the names of methods, for flags.
+func MethodNames(ms []Method) string {
+	var n []string
+	for _, m := range ms {
+		n = append(n, m.Name)
+	}
+	return strings.Join(n, ",")
+}
