@@ -578,13 +578,7 @@ func TestQueueShutdownFinishesOrHandsBack(t *testing.T) {
 func TestHandlerContextLeavesNothingOnTheConsumerContext(t *testing.T) {
 	consumer, stopConsumer := context.WithCancel(context.Background())
 	defer stopConsumer()
-	heap := func() uint64 {
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		return m.HeapAlloc
-	}
-	before := heap()
+	before := liveHeap()
 	for range 100_000 {
 		handler, finish := handlerContext(consumer, time.Minute)
 		if finish() {
@@ -594,7 +588,7 @@ func TestHandlerContextLeavesNothingOnTheConsumerContext(t *testing.T) {
 			t.Fatal("the handler's context is still live after finish")
 		}
 	}
-	if grown := int64(heap()) - int64(before); grown > 2<<20 {
+	if grown := int64(liveHeap()) - int64(before); grown > 2<<20 {
 		t.Fatalf("the heap grew by %d bytes over 100,000 finished handlers", grown)
 	}
 
@@ -625,13 +619,7 @@ func TestConsumeDoesNotGrowWithMessagesHandled(t *testing.T) {
 	go func() {
 		done <- db.Queue().Consume(ctx, 2, h, ConsumeOptions{PollInterval: 10 * time.Millisecond, HandBackAfter: time.Minute})
 	}()
-	heap := func() uint64 {
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		return m.HeapAlloc
-	}
-	before := heap()
+	before := liveHeap()
 	for i := range messages {
 		if err := db.Queue().Enqueue(t.Context(), callscribe.Message{Kind: callscribe.KindDerive, JobID: fmt.Sprint(i)}); err != nil {
 			t.Fatal(err)
@@ -640,7 +628,7 @@ func TestConsumeDoesNotGrowWithMessagesHandled(t *testing.T) {
 	<-allDone
 	// Before the fix every handled message stayed registered on ctx: about
 	// 3 MB for 10,000 of them (and more for handlers that watch ctx.Done).
-	grown := int64(heap()) - int64(before)
+	grown := int64(liveHeap()) - int64(before)
 	t.Logf("heap growth over %d messages: %d bytes", messages, grown)
 	if grown > 1<<20 {
 		t.Errorf("the heap grew by %d bytes while %d messages were handled", grown, messages)
@@ -649,4 +637,12 @@ func TestConsumeDoesNotGrowWithMessagesHandled(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
+}
+
+// liveHeap is the heap in use after a collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
 }
