@@ -122,3 +122,11 @@ func (d *decoder) boost(sentences []string, w, domainWeight float64) (restore fu
 		return nil
 	}, nil
 }
+
+// searchState returns the active search's name and whether a keyterm search
+// exists (tests check that a job leaves none behind).
+func (d *decoder) searchState() (active string, keytermSearch bool) {
+	name := C.CString("keyterms")
+	defer C.free(unsafe.Pointer(name))
+	return C.GoString(C.active_search(d.ps)), C.ps_get_lm(d.ps, name) != nil
+}
