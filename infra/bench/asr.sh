@@ -18,7 +18,8 @@
 # terms are in testdata/keyterms/calls.json (dev set: dev.json). The 16k, 8k
 # and dev variants score those terms without sending them; 16k-keyterms,
 # 8k-keyterms and dev-keyterms send each call's terms with it (the engine
-# boosts them for that call only). The keyterm weight is chosen on dev.
+# boosts them for that call only). Tune the keyterm weight on dev only
+# (ASR_ARGS="-keyterm-weight W"), never on the call set.
 #
 # Environment: ASR_VARIANTS (default "16k 8k 8k-mp3 librivox librivox-8k"; add "dev"), ASR_ARGS (extra
 # asrbench flags, e.g. "-lm-weight -1" to measure without the domain LM),
