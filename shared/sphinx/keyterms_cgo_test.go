@@ -93,3 +93,21 @@ func joined(res *callscribe.TranscriptionResult) string {
 	}
 	return strings.Join(out, " ")
 }
+
+// A job without speech decodes nothing but still reports its terms against
+// the dictionary.
+func TestKeytermsReportedWithoutSpeech(t *testing.T) {
+	tr := transcriber(t)
+	pcm := make([]int16, 8000)
+	res, err := tr.Transcribe(context.Background(), callscribe.TranscriptionRequest{Audio: wavOf(t, 8000, pcm, pcm), Keyterms: []string{"Northwind Energy"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.MetaData == nil || res.MetaData.Keyterms == nil {
+		t.Fatalf("no meta_data.keyterms: %+v", res)
+	}
+	kt := res.MetaData.Keyterms
+	if !slices.Equal(kt.Applied, []string{"Northwind Energy"}) || !slices.Equal(kt.UnknownWords, []string{"northwind"}) {
+		t.Errorf("report %+v", kt)
+	}
+}

@@ -173,11 +173,18 @@ func (t *Transcriber) Transcribe(ctx context.Context, req callscribe.Transcripti
 	if len(req.Keyterms) > 0 {
 		// Every channel plans the same terms against the same dictionary;
 		// a channel without speech never took a decoder and has no report.
-		report := callscribe.NewKeytermsReport(callscribe.KeytermsLanguageModel)
+		var report *callscribe.KeytermsReport
 		for _, r := range reports {
 			if r != nil {
 				report = r
 				break
+			}
+		}
+		if report == nil {
+			// No speech anywhere: still say which words the dictionary lacks.
+			var err error
+			if report, err = t.planOnly(ctx, req.Keyterms); err != nil {
+				return nil, err
 			}
 		}
 		res.MetaData = &callscribe.TranscriptionMetaData{Keyterms: report}
@@ -219,12 +226,9 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 	defer func() { t.pool <- d }()
 	var report *callscribe.KeytermsReport
 	if len(keyterms) > 0 {
-		plan := planKeyterms(keyterms, d.inDict)
+		plan := t.plan(d, keyterms)
 		report = plan.report
-		if t.cfg.KeytermWeight < 0 {
-			report.Method, report.Applied = callscribe.KeytermsNotSupported, []string{}
-			report.Note = "Keyterms are switched off in this engine's configuration."
-		} else if len(plan.sentences) > 0 {
+		if len(plan.sentences) > 0 {
 			restore, err := d.boost(plan.sentences, t.cfg.KeytermWeight, t.cfg.DomainLMWeight)
 			if err != nil {
 				return nil, nil, err
@@ -272,6 +276,31 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 		})
 	}
 	return out, report, nil
+}
+
+// planOnly checks terms against the dictionary on a pooled decoder, for a
+// job with no speech to decode.
+func (t *Transcriber) planOnly(ctx context.Context, keyterms []string) (*callscribe.KeytermsReport, error) {
+	var d *decoder
+	select {
+	case d = <-t.pool:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { t.pool <- d }()
+	return t.plan(d, keyterms).report, nil
+}
+
+// plan checks terms against d's dictionary; with keyterms switched off
+// (KeytermWeight < 0) nothing is to be applied, and the report says so.
+func (t *Transcriber) plan(d *decoder, keyterms []string) keytermPlan {
+	p := planKeyterms(keyterms, d.inDict)
+	if t.cfg.KeytermWeight < 0 {
+		p.sentences = nil
+		p.report.Method, p.report.Applied = callscribe.KeytermsNotSupported, []string{}
+		p.report.Note = "Keyterms are switched off in this engine's configuration."
+	}
+	return p
 }
 
 // recognise decodes one region; with a map weight above 0 its cepstra are
