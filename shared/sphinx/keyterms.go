@@ -37,7 +37,12 @@ import (
 // words is applied with those; its unknown words split it into phrases.
 //
 // Building the job's search costs a lexicon tree over the whole vocabulary,
-// about 0.1-0.2 s of CPU per channel; jobs without keyterms pay nothing.
+// about 0.4 s of CPU per channel, and scoring through three models instead of
+// two makes decoding slower: on the 8 kHz call set a keyterm job took about a
+// third more CPU, and a decoder's peak memory rose from 124 to 354 MiB while
+// the job's search existed (README, speech figures). Jobs without keyterms
+// pay nothing. Restricting the job's search to a smaller vocabulary, or
+// reusing the live search's tree, would cut both; not done yet.
 
 // DefaultKeytermWeight is the keyterm model's interpolation weight. It was
 // fixed before any bench run (a tenth of the probability mass, tried only on
