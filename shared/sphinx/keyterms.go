@@ -39,8 +39,10 @@ import (
 // Building the job's search costs a lexicon tree over the whole vocabulary,
 // about 0.4 s of CPU per channel, and scoring through three models instead of
 // two makes decoding slower: on the 8 kHz call set a keyterm job took about a
-// third more CPU, and a decoder's peak memory rose from 124 to 354 MiB while
-// the job's search existed (README, speech figures). Jobs without keyterms
+// third more CPU, and the bench's peak memory rose from 124 to 354 MiB
+// (building the search takes about 60 MiB, mostly returned at the end of the
+// job; the rest of the peak is from decoding with it, not yet explained;
+// README, speech figures). Jobs without keyterms
 // pay nothing. Restricting the job's search to a smaller vocabulary, or
 // reusing the live search's tree, would cut both; not done yet.
 
