@@ -14,6 +14,13 @@
 # (testdata/insights/callNN.txt, two digits; not the calls added by issue 12),
 # same voices, 8 kHz WAV. Choose engine changes on it, not on the call set.
 #
+# Keyterms (issue 12): each call's product, company and person names and domain
+# terms are in testdata/keyterms/calls.json (dev set: dev.json). The 16k, 8k
+# and dev variants score those terms without sending them; 16k-keyterms,
+# 8k-keyterms and dev-keyterms send each call's terms with it (the engine
+# boosts them for that call only). Tune the keyterm weight on dev only
+# (ASR_ARGS="-keyterm-weight W"), never on the call set.
+#
 # Environment: ASR_VARIANTS (default "16k 8k 8k-mp3 librivox librivox-8k"; add "dev"), ASR_ARGS (extra
 # asrbench flags, e.g. "-lm-weight -1" to measure without the domain LM),
 # AGENT_VOICE (flite voice of the Agent channel, default slt; the User is rms),
@@ -47,7 +54,7 @@ for f in testdata/dialogues/*.txt; do
 done
 echo "asr bench: $n dialogues from testdata/dialogues (Agent voice $AGENT_VOICE, User voice rms), audio in $CACHE"
 
-if [[ " $VARIANTS " == *" dev "* ]]; then
+if [[ " $VARIANTS " == *" dev "* || " $VARIANTS " == *" dev-keyterms "* ]]; then
 	for f in $(ls testdata/insights/call[0-9][0-9].txt | sort | head -n 24); do
 		name=$(basename "$f" .txt)
 		if [[ ! "$CACHE/dev8k/$name.json" -nt "$f" ]]; then
@@ -65,10 +72,13 @@ for v in $VARIANTS; do
 	core=$((i % cores))
 	out="$CACHE/result-$v.txt"
 	case $v in
-	16k) args=(-calls "$CACHE/calls16k" -ext wav -label "16 kHz WAV") ;;
-	8k) args=(-calls "$CACHE/calls8k" -ext wav -label "8 kHz WAV") ;;
+	16k) args=(-calls "$CACHE/calls16k" -ext wav -label "16 kHz WAV" -keyterms testdata/keyterms/calls.json) ;;
+	16k-keyterms) args=(-calls "$CACHE/calls16k" -ext wav -label "16 kHz WAV+keyterms" -keyterms testdata/keyterms/calls.json -use-keyterms) ;;
+	8k) args=(-calls "$CACHE/calls8k" -ext wav -label "8 kHz WAV" -keyterms testdata/keyterms/calls.json) ;;
+	8k-keyterms) args=(-calls "$CACHE/calls8k" -ext wav -label "8 kHz WAV+keyterms" -keyterms testdata/keyterms/calls.json -use-keyterms) ;;
 	8k-mp3) args=(-calls "$CACHE/calls8k" -ext mp3 -label "8 kHz MP3") ;;
-	dev) args=(-calls "$CACHE/dev8k" -ext wav -label "dev set 8 kHz WAV") ;;
+	dev) args=(-calls "$CACHE/dev8k" -ext wav -label "dev set 8 kHz WAV" -keyterms testdata/keyterms/dev.json) ;;
+	dev-keyterms) args=(-calls "$CACHE/dev8k" -ext wav -label "dev set+keyterms" -keyterms testdata/keyterms/dev.json -use-keyterms) ;;
 	librivox)
 		if [[ ! -d $LIBRIVOX ]]; then
 			echo "librivox: $LIBRIVOX missing (install pocketsphinx-testdata)" >"$out"

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -161,6 +162,26 @@ func TestEndToEnd(t *testing.T) {
 	r = cli.ok("", "jobs", "list", "--job-id", mp3Job, "--status", "succeeded")
 	if n := len(strings.Split(strings.TrimSpace(r.stdout), "\n")); n != 2 || !strings.Contains(r.stdout, mp3Job) {
 		t.Errorf("jobs list --job-id:\n%s", r.stdout)
+	}
+
+	// --keyterm, repeated: each flag is one term (commas stay in it); the job
+	// stores them and its result reports them (the test engine's report).
+	r = cli.ok("", "transcribe", "--wait", "--poll-interval", "50ms", "--keyterm", "refund", "--keyterm", "Northwind Energy, Inc", wav)
+	ktJob := strings.Split(strings.Split(strings.TrimSpace(r.stdout), "\n")[0], "\t")[1]
+	r = cli.ok("", "jobs", "get", ktJob, "--format", "json")
+	var kt client.Job
+	if err := json.Unmarshal([]byte(r.stdout), &kt); err != nil {
+		t.Fatalf("jobs get --format json: %v\n%s", err, r.stdout)
+	}
+	if want := []string{"refund", "Northwind Energy, Inc"}; !slices.Equal(kt.Keyterms, want) {
+		t.Errorf("--keyterm: job keyterms %q, want %q", kt.Keyterms, want)
+	}
+	if res, err := kt.Transcription(); err != nil || res.MetaData == nil || res.MetaData.Keyterms == nil || !slices.Equal(res.MetaData.Keyterms.Applied, []string{"refund"}) {
+		t.Errorf("--keyterm: result %+v, %v", res, err)
+	}
+	// The service's rules decide (an empty term): its 400, one line, exit 1.
+	if r := cli.run("", "transcribe", "--keyterm", " ", wav); r.code != exitError || !strings.Contains(r.stderr, "INVALID_KEYTERMS") || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("transcribe --keyterm ' ': exit %d, stderr %q", r.code, r.stderr)
 	}
 
 	// jobs get: the transcript one line per turn.

@@ -23,6 +23,7 @@ type TranscribeCmd struct {
 	Files       []string `arg:"" name:"file" help:"MP3 or WAV files (at most 10 MB each)." type:"existingfile"`
 	Language    string   `help:"Language hint, BCP-47 (e.g. en, en-GB)."`
 	Metadata    string   `help:"A JSON object stored with each job." placeholder:"JSON"`
+	Keyterms    []string `name:"keyterm" sep:"none" help:"A word or phrase to favour (a product, company or person name, a domain term); repeat for more, up to 100, each at most 50 characters and 6 words." placeholder:"TERM"`
 	Wait        bool     `help:"Wait for each transcription to finish."`
 	Concurrency int      `help:"Files uploaded at the same time." default:"4"`
 	PollFlags
@@ -39,6 +40,7 @@ Examples:
     callscribe transcribe call.wav
     callscribe transcribe --wait --language en monday/*.mp3
     callscribe transcribe --metadata '{"ticket":"T-1234"}' call.wav
+    callscribe transcribe --keyterm "Northwind Energy" --keyterm "smart meter" call.wav
     callscribe transcribe call.wav | cut -f2     # just the job ids`
 }
 
@@ -58,7 +60,7 @@ func (c *TranscribeCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	opts := client.TranscriptionOptions{Language: c.Language, Metadata: meta}
+	opts := client.TranscriptionOptions{Language: c.Language, Metadata: meta, Keyterms: c.Keyterms}
 
 	var (
 		mu       sync.Mutex // plain output lines and failures

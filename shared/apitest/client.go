@@ -251,6 +251,7 @@ type Upload struct {
 	NoFile      bool    // omit the file part entirely
 	Language    string  // omitted when empty
 	Metadata    *string // omitted when nil
+	Keyterms    *string // omitted when nil
 }
 
 func multipartBody(u Upload) ([]byte, string) {
@@ -261,6 +262,9 @@ func multipartBody(u Upload) ([]byte, string) {
 	}
 	if u.Metadata != nil {
 		_ = mw.WriteField("metadata", *u.Metadata)
+	}
+	if u.Keyterms != nil {
+		_ = mw.WriteField("keyterms", *u.Keyterms)
 	}
 	if !u.NoFile {
 		h := make(textproto.MIMEHeader)

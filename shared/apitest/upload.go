@@ -157,6 +157,30 @@ func (s *suite) testUpload(t *testing.T) {
 		}
 	})
 
+	t.Run("Keyterms", func(t *testing.T) { s.testKeyterms(t, a) })
+
+	t.Run("InvalidKeyterms", func(t *testing.T) {
+		long := strings.Repeat("x", 51)
+		many := make([]string, 101)
+		for i := range many {
+			many[i] = "term" + strconv.Itoa(i)
+		}
+		manyJSON, _ := json.Marshal(many)
+		for _, k := range []string{
+			`not json`, `{"a":1}`, `"refund"`, `42`, `null`, `[1, "refund"]`, `["refund", null]`, `[["nested"]]`, `["refund"] trailing`,
+			`[""]`, `["   "]`, `["` + long + `"]`, `["one two three four five six seven"]`, string(manyJSON), `["tab\tinside"]`,
+		} {
+			r := a.Upload(t, Upload{Filename: "k.wav", Data: MakeWAV(0.25, 1, false), Keyterms: strp(k)})
+			if r.Status != http.StatusBadRequest || r.ErrCode() != "INVALID_KEYTERMS" {
+				t.Errorf("keyterms %.60q: %s; want 400 INVALID_KEYTERMS", k, r)
+			}
+		}
+		// The boundaries are allowed: 100 terms, 50 characters, 6 words.
+		edge := append(many[:98:98], strings.Repeat("y", 50), "one two three four five six")
+		edgeJSON, _ := json.Marshal(edge)
+		expectStatus(t, a.Upload(t, Upload{Filename: "k.wav", Data: MakeWAV(0.25, 1, false), Keyterms: strp(string(edgeJSON))}), http.StatusAccepted)
+	})
+
 	t.Run("FileTooLarge", func(t *testing.T) {
 		r := a.Upload(t, Upload{Filename: "big.wav", Data: SizedWAV(maxUploadBytes+1, 2)})
 		expectError(t, r, http.StatusRequestEntityTooLarge, "FILE_TOO_LARGE")
@@ -347,5 +371,70 @@ func checkSummary(t testing.TB, r *Response, item map[string]any) {
 	u := checkTime(t, r, "updated_at", item["updated_at"])
 	if u.Before(c) {
 		t.Errorf("%s: updated_at %v before created_at %v", r, u, c)
+	}
+}
+
+// testKeyterms sends a per-job vocabulary: the job read echoes the terms
+// (trimmed, case-insensitive duplicates folded, in the order sent), and the
+// result's meta_data.keyterms accounts for every term: applied, or each of its
+// words reported unknown, unless the engine says it cannot use them. A job
+// without keyterms has no meta_data; blank and [] mean none.
+func (s *suite) testKeyterms(t *testing.T, a *Account) {
+	terms := `["refund", " Northwind Energy ", "REFUND", "charged twice"]`
+	id := a.MustUpload(t, Upload{Filename: "keyterms.wav", Data: MakeWAV(1, 2, false), Keyterms: &terms})
+	if id == "" {
+		t.FailNow()
+	}
+	g := s.mustSucceed(t, a, id)
+	want := []any{"refund", "Northwind Energy", "charged twice"}
+	if got, _ := g.Body["keyterms"].([]any); !reflect.DeepEqual(got, want) {
+		t.Errorf("%s: keyterms echoed as %v, want %v", g, g.Body["keyterms"], want)
+	}
+	res, _ := g.Body["result"].(map[string]any)
+	md, _ := res["meta_data"].(map[string]any)
+	kt, _ := md["keyterms"].(map[string]any)
+	if kt == nil {
+		t.Fatalf("%s: result.meta_data.keyterms missing for a job with keyterms", g)
+	}
+	method, _ := kt["method"].(string)
+	applied, okA := kt["applied"].([]any)
+	unknown, okU := kt["unknown_words"].([]any)
+	if method == "" || !okA || !okU {
+		t.Fatalf("%s: meta_data.keyterms wants method, applied and unknown_words arrays", g)
+	}
+	if method != "not_supported" {
+		isApplied, isUnknown := map[string]bool{}, map[string]bool{}
+		for _, v := range applied {
+			isApplied[v.(string)] = true
+		}
+		for _, v := range unknown {
+			isUnknown[v.(string)] = true
+		}
+		for _, term := range want {
+			if isApplied[term.(string)] {
+				continue
+			}
+			for _, w := range strings.Fields(strings.ToLower(term.(string))) {
+				if !isUnknown[w] {
+					t.Errorf("%s: term %q is neither applied nor reported unknown (%q): dropped silently", g, term, w)
+				}
+			}
+		}
+	}
+
+	for _, none := range []*string{nil, strp(""), strp("  "), strp("[]")} {
+		id := a.MustUpload(t, Upload{Filename: "no-keyterms.wav", Data: MakeWAV(0.5, 1, false), Keyterms: none})
+		if id == "" {
+			continue
+		}
+		g := s.mustSucceed(t, a, id)
+		if _, ok := g.Body["keyterms"]; ok {
+			t.Errorf("%s: a job without keyterms shows keyterms", g)
+		}
+		if res, _ := g.Body["result"].(map[string]any); res != nil {
+			if _, ok := res["meta_data"]; ok {
+				t.Errorf("%s: a job without keyterms has meta_data", g)
+			}
+		}
 	}
 }

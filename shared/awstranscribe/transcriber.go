@@ -308,6 +308,10 @@ func (t *Transcriber) check(ctx context.Context, name string, req callscribe.Tra
 		return nil, fmt.Errorf("deleting transcription output %s: %w", key, err)
 	}
 	t.deleteJob(ctx, name)
+	// Amazon Transcribe takes vocabulary only as a named custom vocabulary
+	// made ahead of time (CreateVocabulary, minutes to build), not per job:
+	// the terms are reported, not applied.
+	res.MetaData = callscribe.KeytermsNotApplied(req.Keyterms, "Amazon Transcribe takes vocabulary only as a custom vocabulary created ahead of time, not per job; the terms were not applied.")
 	return res, nil
 }
 

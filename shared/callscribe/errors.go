@@ -44,6 +44,9 @@ const (
 	CodeUploadNotFound   = "UPLOAD_NOT_FOUND"
 	CodeRequestTooLarge  = "REQUEST_TOO_LARGE"
 	CodeInvalidFormat    = "INVALID_FORMAT"
+	// CodeInvalidKeyterms: the upload's keyterms field broke one of the
+	// per-job vocabulary rules (the message says which).
+	CodeInvalidKeyterms = "INVALID_KEYTERMS"
 	// CodeRateLimited: too many requests from one API key or address, or too
 	// many failed sign-ins; the answer says when to try again (Retry-After).
 	CodeRateLimited = "RATE_LIMITED"

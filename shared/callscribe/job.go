@@ -122,6 +122,9 @@ type Job struct {
 	AudioFormat  AudioFormat
 	// Metadata is the caller's JSON object from the upload, echoed back on reads.
 	Metadata json.RawMessage
+	// Keyterms is the transcription's per-job vocabulary (the upload's
+	// keyterms field, validated and de-duplicated); nil for none.
+	Keyterms []string
 	// Input is what a derived job works on, copied at creation so that deleting the
 	// source transcription later cannot break it.
 	Input *Transcript
@@ -144,6 +147,56 @@ type TranscriptionResult struct {
 	DurationSeconds float64   `json:"duration_seconds"`
 	WordsCount      *int      `json:"words_count"`
 	Transcript      []Segment `json:"transcript"`
+	// MetaData says what the engine did with the job's extras; omitted when
+	// there were none (a job without keyterms).
+	MetaData *TranscriptionMetaData `json:"meta_data,omitempty"`
+}
+
+// TranscriptionMetaData is the `meta_data` object of a transcription result.
+type TranscriptionMetaData struct {
+	Keyterms *KeytermsReport `json:"keyterms,omitempty"`
+}
+
+// How an engine used a job's keyterms (KeytermsReport.Method).
+const (
+	// KeytermsLanguageModel: the terms were boosted in the engine's language
+	// model for this job only (the embedded engine).
+	KeytermsLanguageModel = "language_model"
+	// KeytermsPrompt: the terms were sent as the model's prompt (Whisper).
+	KeytermsPrompt = "prompt"
+	// KeytermsEcho: the deterministic test engine, which only reports them.
+	KeytermsEcho = "echo"
+	// KeytermsNotSupported: the engine cannot use them; nothing was applied.
+	KeytermsNotSupported = "not_supported"
+)
+
+// KeytermsReport tells the caller what became of a job's keyterms, so no
+// term is dropped silently.
+type KeytermsReport struct {
+	Method string `json:"method"`
+	// Applied are the terms (as sent) the engine used, in whole or in part.
+	Applied []string `json:"applied"`
+	// UnknownWords are the terms' words the engine's pronouncing dictionary
+	// lacks (lower case); they could not be boosted.
+	UnknownWords []string `json:"unknown_words"`
+	// Note explains a method in a sentence (e.g. why nothing was applied).
+	Note string `json:"note,omitempty"`
+}
+
+// NewKeytermsReport returns a report with empty (not null) lists.
+func NewKeytermsReport(method string) *KeytermsReport {
+	return &KeytermsReport{Method: method, Applied: []string{}, UnknownWords: []string{}}
+}
+
+// KeytermsNotApplied is the meta_data of an engine that cannot use keyterms;
+// nil when the job had none.
+func KeytermsNotApplied(keyterms []string, note string) *TranscriptionMetaData {
+	if len(keyterms) == 0 {
+		return nil
+	}
+	r := NewKeytermsReport(KeytermsNotSupported)
+	r.Note = note
+	return &TranscriptionMetaData{Keyterms: r}
 }
 
 // Segment is one speaker-attributed utterance.

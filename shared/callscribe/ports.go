@@ -159,6 +159,10 @@ type TranscriptionRequest struct {
 	Audio    []byte // the whole file (at most 10 MiB)
 	Format   AudioFormat
 	Language string // caller's hint; "" for none
+	// Keyterms is the job's vocabulary (words or phrases to favour); nil for
+	// none. An engine reports what it did with them in the result's
+	// meta_data (KeytermsReport) and never drops them silently.
+	Keyterms []string
 }
 
 // Transcriber turns audio into a speaker-attributed transcript. Returning a

@@ -26,7 +26,7 @@ var clientCodes = []string{
 	client.CodeProviderSubmitFailed, client.CodeUnauthorized, client.CodeInternal, client.CodeNotFound,
 	client.CodeMethodNotAllowed, client.CodeEmailTaken, client.CodeInvalidSignup, client.CodeInvalidCallback,
 	client.CodeInvalidRequest, client.CodeUploadNotFound, client.CodeRequestTooLarge, client.CodeInvalidFormat,
-	client.CodeRateLimited,
+	client.CodeInvalidKeyterms, client.CodeRateLimited,
 }
 
 // The client has a constant for every code the service can answer with (the

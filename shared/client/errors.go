@@ -44,6 +44,7 @@ const (
 	CodeUploadNotFound   = "UPLOAD_NOT_FOUND"
 	CodeRequestTooLarge  = "REQUEST_TOO_LARGE"
 	CodeInvalidFormat    = "INVALID_FORMAT"
+	CodeInvalidKeyterms  = "INVALID_KEYTERMS"
 	CodeRateLimited      = "RATE_LIMITED"
 )
 

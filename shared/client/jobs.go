@@ -17,11 +17,15 @@ import (
 // object (the service answers INVALID_METADATA_JSON otherwise) and is echoed
 // back on the job. Filename names the job's file when it is created from a
 // two-step upload (a direct upload sends the file's own name); the automatic
-// two-step path fills it in.
+// two-step path fills it in. Keyterms is the job's vocabulary: up to 100
+// words or phrases (each 1 to 50 characters, at most 6 words) the engine
+// should favour, sent as the keyterms field (INVALID_KEYTERMS otherwise); the
+// result's MetaData says what became of them.
 type TranscriptionOptions struct {
 	Language string
 	Metadata json.RawMessage
 	Filename string
+	Keyterms []string
 }
 
 // GetJob returns one job of any type. A missing type is reported as transcription.

@@ -467,3 +467,56 @@ func TestExport(t *testing.T) {
 		t.Errorf("unknown job: %v", err)
 	}
 }
+
+// Keyterms travel as the keyterms field, directly and through the two-step
+// path: the job echoes them as stored and the result's MetaData reports them
+// (the test engine's dictionary is the words of its fixed lines); a bad list
+// is INVALID_KEYTERMS, a 400.
+func TestTranscribeWithKeyterms(t *testing.T) {
+	c := account(t)
+	path := writeWAV(t, "keyterms.wav", 1, 2)
+	opts := client.TranscribeOptions{
+		TranscriptionOptions: client.TranscriptionOptions{Keyterms: []string{"refund", "Northwind Energy", "Refund "}},
+		WaitOptions:          fast,
+	}
+	job, err := c.Transcribe(t.Context(), path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"refund", "Northwind Energy"}; !slices.Equal(job.Keyterms, want) {
+		t.Errorf("keyterms %q, want %q", job.Keyterms, want)
+	}
+	tr, err := job.Transcription()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.MetaData == nil || tr.MetaData.Keyterms == nil {
+		t.Fatalf("no meta_data.keyterms in %+v", tr)
+	}
+	kt := tr.MetaData.Keyterms
+	if kt.Method != "echo" || !slices.Equal(kt.Applied, []string{"refund"}) || !slices.Equal(kt.UnknownWords, []string{"northwind", "energy"}) {
+		t.Errorf("keyterms report %+v", kt)
+	}
+
+	// The two-step path sends the same field with the create.
+	wav := apitest.MakeWAV(1, 1, false)
+	up, err := c.CreateUpload(t.Context(), "two-step.wav", int64(len(wav)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SendUpload(t.Context(), up, bytes.NewReader(wav)); err != nil {
+		t.Fatal(err)
+	}
+	created, err := c.CreateTranscriptionFromUpload(t.Context(), up.ID, client.TranscriptionOptions{Keyterms: []string{"charged twice"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.GetJob(t.Context(), created.ID); err != nil || !slices.Equal(got.Keyterms, []string{"charged twice"}) {
+		t.Errorf("two-step job keyterms %+v, %v", got, err)
+	}
+
+	_, err = c.CreateTranscriptionFromFile(t.Context(), path, client.TranscriptionOptions{Keyterms: []string{strings.Repeat("x", 51)}})
+	if !client.IsCode(err, client.CodeInvalidKeyterms) || client.ErrorStatus(err) != http.StatusBadRequest {
+		t.Errorf("a 51-character term: %v", err)
+	}
+}

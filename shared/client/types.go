@@ -39,7 +39,8 @@ type CreatedJob struct {
 // Result is present only when Status is succeeded and Error only when it is
 // failed; read Result through Transcription, Summary or Tags. SourceJobID is
 // set only on summary and tags jobs. Metadata is the metadata object given at
-// creation, when there was one. A job without a type (created before the field
+// creation, when there was one; Keyterms the transcription's keyterms as
+// stored (trimmed, duplicates folded), when it had some. A job without a type (created before the field
 // existed) has Type transcription, as the spec says.
 type Job struct {
 	ID          string          `json:"job_id"`
@@ -51,6 +52,7 @@ type Job struct {
 	Result      json.RawMessage `json:"result,omitempty"`
 	Error       *JobError       `json:"error,omitempty"`
 	Metadata    json.RawMessage `json:"metadata,omitempty"`
+	Keyterms    []string        `json:"keyterms,omitempty"`
 	RequestID   string          `json:"requestId,omitempty"`
 }
 
@@ -125,6 +127,25 @@ type TranscriptionResult struct {
 	DurationSeconds float64   `json:"duration_seconds"`
 	WordsCount      *int      `json:"words_count"`
 	Transcript      []Segment `json:"transcript"`
+	// MetaData is set when the job had keyterms: what the engine did with them.
+	MetaData *TranscriptionMetaData `json:"meta_data,omitempty"`
+}
+
+// TranscriptionMetaData is a transcription result's meta_data.
+type TranscriptionMetaData struct {
+	Keyterms *KeytermsReport `json:"keyterms,omitempty"`
+}
+
+// KeytermsReport says what the engine did with a job's keyterms. Method is
+// language_model (boosted by the embedded engine for this job), prompt (sent
+// to a Whisper model), echo (the test engine) or not_supported (Note says
+// why). Applied are the terms used, wholly or in part; UnknownWords the
+// terms' words the engine's dictionary lacks (lower case), never boosted.
+type KeytermsReport struct {
+	Method       string   `json:"method"`
+	Applied      []string `json:"applied"`
+	UnknownWords []string `json:"unknown_words"`
+	Note         string   `json:"note,omitempty"`
 }
 
 // Segment is one speaker-attributed stretch of the transcript (times in seconds).

@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -126,6 +127,10 @@ func transcriptionFields(opts TranscriptionOptions) [][2]string {
 	}
 	if len(opts.Metadata) > 0 {
 		fields = append(fields, [2]string{"metadata", string(opts.Metadata)})
+	}
+	if len(opts.Keyterms) > 0 {
+		b, _ := json.Marshal(opts.Keyterms) // a []string always encodes
+		fields = append(fields, [2]string{"keyterms", string(b)})
 	}
 	return fields
 }

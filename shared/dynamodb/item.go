@@ -28,6 +28,7 @@ const (
 	attrAudioKey         = "audio_key"
 	attrAudioFormat      = "audio_format"
 	attrMetadata         = "metadata"
+	attrKeyterms         = "keyterms" // a list of strings, in the order sent
 	attrInput            = "input"
 	attrCallback         = "callback"
 	attrResult           = "result"
@@ -145,6 +146,13 @@ func jobItem(j *callscribe.Job) (map[string]types.AttributeValue, error) {
 	}
 	if j.OriginalFilename != nil {
 		item[attrOriginalFilename] = str(*j.OriginalFilename)
+	}
+	if len(j.Keyterms) > 0 {
+		terms := make([]types.AttributeValue, len(j.Keyterms))
+		for i, t := range j.Keyterms {
+			terms[i] = str(t)
+		}
+		item[attrKeyterms] = &types.AttributeValueMemberL{Value: terms}
 	}
 	for name, v := range map[string]any{attrInput: j.Input, attrCallback: j.Callback, attrError: j.Error} {
 		av, err := jsonAttr(v)
@@ -315,6 +323,15 @@ func decodeJob(item map[string]types.AttributeValue) (*storedJob, error) {
 	if r.has(attrError) {
 		j.Error = &callscribe.JobError{}
 		r.json(attrError, j.Error)
+	}
+	if l, ok := item[attrKeyterms].(*types.AttributeValueMemberL); ok {
+		for _, v := range l.Value {
+			t, ok := v.(*types.AttributeValueMemberS)
+			if !ok {
+				return nil, fmt.Errorf("decode job %s: keyterms holds a %T", j.ID, v)
+			}
+			j.Keyterms = append(j.Keyterms, t.Value)
+		}
 	}
 	s := &storedJob{job: j, deleted: r.has(attrDeletedAt), quotaReleased: r.bool(attrQuotaReleased), rev: int64(r.num(attrRev))}
 	if r.err != nil {

@@ -22,7 +22,7 @@ func (s *Server) createTranscription(w http.ResponseWriter, r *http.Request, acc
 	defer up.close()
 	req := jobs.TranscriptionRequest{
 		AccountID: accountID, UploadID: up.uploadID, Filename: up.filename,
-		Language: up.language, Metadata: up.metadata,
+		Language: up.language, Metadata: up.metadata, Keyterms: up.keyterms,
 	}
 	if up.audio != nil {
 		req.Audio, req.AudioSize = up.audio.Reader(), up.audio.Size
@@ -46,8 +46,8 @@ func (s *Server) getJob(w http.ResponseWriter, r *http.Request, accountID string
 	writeBody(w, r, http.StatusOK, jobBody(job))
 }
 
-// jobResource is the Job resource. source_job_id, result, error and metadata
-// are omitted (not null) when they do not apply. The two hottest bodies (this
+// jobResource is the Job resource. source_job_id, result, error, metadata and
+// keyterms are omitted (not null) when they do not apply. The two hottest bodies (this
 // and a list page) are structs rather than maps: encoding a map sorts its keys
 // and reflects on every interface value, per request.
 type jobResource struct {
@@ -60,6 +60,7 @@ type jobResource struct {
 	Result      json.RawMessage      `json:"result,omitempty"`
 	Error       *callscribe.JobError `json:"error,omitempty"`
 	Metadata    json.RawMessage      `json:"metadata,omitempty"`
+	Keyterms    []string             `json:"keyterms,omitempty"`
 	RequestID   string               `json:"requestId"`
 }
 
@@ -75,6 +76,7 @@ func jobBody(job *callscribe.Job) *jobResource {
 		CreatedAt:   formatTime(job.CreatedAt),
 		UpdatedAt:   formatTime(job.UpdatedAt),
 		Metadata:    job.Metadata,
+		Keyterms:    job.Keyterms,
 	}
 	if job.Status == callscribe.StatusSucceeded && len(job.Result) > 0 {
 		body.Result = job.Result

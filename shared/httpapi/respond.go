@@ -33,6 +33,7 @@ var statusOf = map[string]int{
 	callscribe.CodeInvalidRequest:            http.StatusBadRequest,
 	callscribe.CodeUploadNotFound:            http.StatusBadRequest,
 	callscribe.CodeInvalidFormat:             http.StatusBadRequest,
+	callscribe.CodeInvalidKeyterms:           http.StatusBadRequest,
 	callscribe.CodeUnauthorized:              http.StatusUnauthorized,
 	callscribe.CodeForbidden:                 http.StatusForbidden,
 	callscribe.CodeJobNotFound:               http.StatusNotFound,

@@ -21,6 +21,7 @@ type upload struct {
 	filename string
 	language string
 	metadata string
+	keyterms string
 	uploadID string
 	// filenameField is the form's filename field, for an upload_id create.
 	filenameField string
@@ -81,6 +82,14 @@ func readUpload(w http.ResponseWriter, r *http.Request) (_ *upload, err error) {
 				return nil, err
 			}
 			up.metadata = v
+		case "keyterms":
+			// As metadata: an oversized field still goes to the service,
+			// which answers INVALID_KEYTERMS after the file checks.
+			v, err := readField(part, jobs.MaxKeytermsBytes)
+			if err != nil && !callscribe.IsCode(err, callscribe.CodeRequestTooLarge) {
+				return nil, err
+			}
+			up.keyterms = v
 		case "filename":
 			// The job's file name when it comes from a two-step upload (a
 			// file part's own name wins).

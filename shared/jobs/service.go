@@ -40,6 +40,14 @@ const (
 	MaxAudioBytes = 10 << 20
 	// MaxMetadataBytes bounds the metadata JSON object of an upload.
 	MaxMetadataBytes = 64 << 10
+	// MaxKeyterms, MaxKeytermChars and MaxKeytermWords are the per-job
+	// vocabulary's rules (keyterms.go): at most 100 terms, each 1 to 50
+	// characters and at most 6 words once trimmed. MaxKeytermsBytes bounds
+	// the field as sent (100 terms of 50 characters, escaped, fit well).
+	MaxKeyterms      = 100
+	MaxKeytermChars  = 50
+	MaxKeytermWords  = 6
+	MaxKeytermsBytes = 64 << 10
 	// DefaultPageSize and MaxPageSize are the spec's listing page sizes.
 	DefaultPageSize = 10
 	MaxPageSize     = 100

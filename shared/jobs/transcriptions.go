@@ -30,6 +30,9 @@ type TranscriptionRequest struct {
 	// Metadata is the raw metadata field; "" or blank for none. It must be a
 	// JSON object of at most MaxMetadataBytes.
 	Metadata string
+	// Keyterms is the raw keyterms field; "" or blank for none. It must be
+	// a JSON array of strings that ParseKeyterms accepts.
+	Keyterms string
 }
 
 // languageTag accepts BCP-47 / ISO 639 shaped tags such as "en", "en-US", "pt-BR".
@@ -39,8 +42,8 @@ var languageTag = regexp.MustCompile(`^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$`)
 // with its quota reservation (atomically) and submits it to the pipeline. The
 // checks run in a fixed order, so the same bad upload always gets the same
 // code: staged upload (UPLOAD_NOT_FOUND, FILE_TOO_LARGE), file present
-// (AUDIO_FILE_MISSING), metadata (INVALID_METADATA_JSON), language
-// (INVALID_REQUEST), format and duration (415, AUDIO_DURATION_UNKNOWN), quota
+// (AUDIO_FILE_MISSING), metadata (INVALID_METADATA_JSON), keyterms
+// (INVALID_KEYTERMS), language (INVALID_REQUEST), format and duration (415, AUDIO_DURATION_UNKNOWN), quota
 // (QUOTA_EXCEEDED), submission (PROVIDER_SUBMIT_FAILED, with the job failed).
 func (s *Service) SubmitTranscription(ctx context.Context, req TranscriptionRequest) (*callscribe.Job, error) {
 	audio, size := req.Audio, req.AudioSize
@@ -56,6 +59,10 @@ func (s *Service) SubmitTranscription(ctx context.Context, req TranscriptionRequ
 		return nil, callscribe.Errorf(callscribe.CodeAudioFileMissing, "No audio file was provided in the `file` field.")
 	}
 	metadata, err := parseMetadata(req.Metadata)
+	if err != nil {
+		return nil, err
+	}
+	keyterms, err := ParseKeyterms(req.Keyterms)
 	if err != nil {
 		return nil, err
 	}
@@ -80,6 +87,7 @@ func (s *Service) SubmitTranscription(ctx context.Context, req TranscriptionRequ
 		AudioSeconds: info.DurationSeconds,
 		AudioFormat:  info.Format,
 		Metadata:     metadata,
+		Keyterms:     keyterms,
 		QuotaMonth:   callscribe.QuotaMonth(now),
 		CreatedAt:    now,
 		UpdatedAt:    now,

@@ -59,11 +59,11 @@ func (t *Transcriber) Transcribe(ctx context.Context, req callscribe.Transcripti
 	if format == audiodecode.MP3 && !audiodecode.MP3Supported() {
 		// This build cannot split MP3 (no cgo): send the file whole and
 		// attribute it to channel 0.
-		r, err := t.send(ctx, req.Audio, "audio.mp3", req.Language)
+		r, err := t.send(ctx, req.Audio, "audio.mp3", req.Language, req.Keyterms)
 		if err != nil {
 			return nil, err
 		}
-		return t.result([]*transcriptionResponse{r}, r.Duration, req.Language), nil
+		return withKeyterms(t.result([]*transcriptionResponse{r}, r.Duration, req.Language), req.Keyterms), nil
 	}
 	audio, err := audiodecode.Decode(req.Audio, format)
 	if err != nil {
@@ -86,7 +86,7 @@ func (t *Transcriber) Transcribe(ctx context.Context, req callscribe.Transcripti
 				errs[ch] = err
 				return
 			}
-			resps[ch], errs[ch] = t.send(ctx, wav.Bytes(), fmt.Sprintf("channel%d.wav", ch), req.Language)
+			resps[ch], errs[ch] = t.send(ctx, wav.Bytes(), fmt.Sprintf("channel%d.wav", ch), req.Language, req.Keyterms)
 		}()
 	}
 	wg.Wait()
@@ -95,7 +95,29 @@ func (t *Transcriber) Transcribe(ctx context.Context, req callscribe.Transcripti
 			return nil, err
 		}
 	}
-	return t.result(resps, audio.Duration(), req.Language), nil
+	return withKeyterms(t.result(resps, audio.Duration(), req.Language), req.Keyterms), nil
+}
+
+// keytermsPrompt is the prompt that carries a job's keyterms: Whisper
+// conditions on a prompt as on preceding text, so spellings in it are
+// favoured. (The model reads only about its last 224 tokens.)
+func keytermsPrompt(keyterms []string) string {
+	if len(keyterms) == 0 {
+		return ""
+	}
+	return "Terms: " + strings.Join(keyterms, ", ") + "."
+}
+
+// withKeyterms records in res that the job's keyterms went in the prompt.
+func withKeyterms(res *callscribe.TranscriptionResult, keyterms []string) *callscribe.TranscriptionResult {
+	if len(keyterms) == 0 {
+		return res
+	}
+	r := callscribe.NewKeytermsReport(callscribe.KeytermsPrompt)
+	r.Applied = append(r.Applied, keyterms...)
+	r.Note = "Sent to the model as its prompt; a Whisper model has no pronouncing dictionary, so no word is unknown to it."
+	res.MetaData = &callscribe.TranscriptionMetaData{Keyterms: r}
+	return res
 }
 
 func peak(pcm []int16) int {
@@ -113,12 +135,15 @@ func peak(pcm []int16) int {
 }
 
 // send posts one audio file and parses the verbose_json answer.
-func (t *Transcriber) send(ctx context.Context, audio []byte, filename, language string) (*transcriptionResponse, error) {
+func (t *Transcriber) send(ctx context.Context, audio []byte, filename, language string, keyterms []string) (*transcriptionResponse, error) {
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
 	fields := [][2]string{{"model", t.model}, {"response_format", "verbose_json"}, {"timestamp_granularities[]", "segment"}}
 	if lang := primaryLanguage(language); lang != "" {
 		fields = append(fields, [2]string{"language", lang})
+	}
+	if prompt := keytermsPrompt(keyterms); prompt != "" {
+		fields = append(fields, [2]string{"prompt", prompt})
 	}
 	for _, f := range fields {
 		if err := mw.WriteField(f[0], f[1]); err != nil {

@@ -149,6 +149,36 @@ func TestTranscriberStereo(t *testing.T) {
 	}
 }
 
+// Keyterms go to the model as its prompt on every channel, and the result
+// says so; without keyterms there is neither a prompt nor meta_data.
+func TestTranscriberKeytermsPrompt(t *testing.T) {
+	tr, fake := newFake(t, &fakeWhisper{answers: map[int16]string{
+		1000: verbose("english", "0.5", "2.0", " Northwind Energy, hello."),
+		2000: verbose("english", "2.2", "3.8", " My smart meter."),
+	}}, 5*time.Second, "/v1")
+	res, err := tr.Transcribe(context.Background(), callscribe.TranscriptionRequest{Audio: stereo(t, 1000, 2000), Format: callscribe.FormatWAV, Keyterms: []string{"Northwind Energy", "smart meter"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fake.forms {
+		if f["prompt"] != "Terms: Northwind Energy, smart meter." {
+			t.Errorf("prompt %q", f["prompt"])
+		}
+	}
+	if res.MetaData == nil || res.MetaData.Keyterms == nil || res.MetaData.Keyterms.Method != callscribe.KeytermsPrompt ||
+		fmt.Sprint(res.MetaData.Keyterms.Applied) != "[Northwind Energy smart meter]" || len(res.MetaData.Keyterms.UnknownWords) != 0 {
+		t.Errorf("meta_data %+v", res.MetaData)
+	}
+	fake.forms = nil
+	res, err = tr.Transcribe(context.Background(), callscribe.TranscriptionRequest{Audio: stereo(t, 1000, 2000), Format: callscribe.FormatWAV})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := fake.forms[0]["prompt"]; ok || res.MetaData != nil {
+		t.Errorf("without keyterms: prompt sent %v, meta_data %+v", ok, res.MetaData)
+	}
+}
+
 func TestTranscriberAgentChannelAndSilence(t *testing.T) {
 	tr, fake := newFake(t, &fakeWhisper{answers: map[int16]string{
 		3000: verbose("de", "0.1", "0.9", "Hallo"),

@@ -178,7 +178,7 @@ func (w *Worker) transcribe(ctx context.Context, job *callscribe.Job) (*callscri
 		return nil, err
 	}
 	res, err := w.Transcriber.Transcribe(ctx, callscribe.TranscriptionRequest{
-		JobID: job.ID, AudioKey: job.AudioKey, Audio: audio, Format: job.AudioFormat, Language: job.Language,
+		JobID: job.ID, AudioKey: job.AudioKey, Audio: audio, Format: job.AudioFormat, Language: job.Language, Keyterms: job.Keyterms,
 	})
 	if err != nil {
 		return nil, err

@@ -28,6 +28,10 @@ type Config struct {
 	// (narrowband_map.json). DisableNarrowbandMap decodes such audio unmapped.
 	NarrowbandMap        *FeatureMap
 	DisableNarrowbandMap bool
+	// KeytermWeight is the interpolation weight of a job's keyterm model
+	// (keyterms.go); 0 means DefaultKeytermWeight, negative ignores keyterms
+	// (they are still checked against the dictionary and reported).
+	KeytermWeight float64
 	// ExtraArgs are appended to the decoder's arguments (tuning, benches).
 	ExtraArgs []string
 	Logger    *slog.Logger

@@ -14,6 +14,11 @@
 // band-limited; how much of the map a channel gets depends on the speaker's
 // median pitch (pitch.go), because the map helps high voices and costs low ones.
 //
+// A job's keyterms (per-job vocabulary) are boosted by a tiny n-gram model
+// of the terms interpolated with those LMs in a search that lives for that
+// job only; words missing from the pronouncing dictionary are reported, not
+// dropped (keyterms.go has the design and the alternatives).
+//
 // Decoders are expensive (~0.3 s and ~100 MB each), so a fixed pool is created
 // once and reused; channels of a call decode in parallel on separate decoders.
 // Builds without cgo get a stub whose NewTranscriber reports that the embedded

@@ -45,6 +45,9 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 	if cfg.VADThreshold == 0 {
 		cfg.VADThreshold = DefaultVADThreshold
 	}
+	if cfg.KeytermWeight == 0 {
+		cfg.KeytermWeight = DefaultKeytermWeight
+	}
 	log := cfg.Logger
 	if log == nil {
 		log = slog.Default()
@@ -152,20 +155,41 @@ func (t *Transcriber) Transcribe(ctx context.Context, req callscribe.Transcripti
 	// (the pipeline holds no other once it has called Transcribe).
 	req.Audio = nil
 	segs := make([][]callscribe.Segment, len(audio.Channels))
+	reports := make([]*callscribe.KeytermsReport, len(audio.Channels))
 	errs := make([]error, len(audio.Channels))
 	var wg sync.WaitGroup
 	for ch := range audio.Channels {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			segs[ch], errs[ch] = t.channel(ctx, audio.Channels[ch], audio.SampleRate, ch)
+			segs[ch], reports[ch], errs[ch] = t.channel(ctx, audio.Channels[ch], audio.SampleRate, ch, req.Keyterms)
 		}()
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	return buildResult(segs, audio.Duration()), nil
+	res := buildResult(segs, audio.Duration())
+	if len(req.Keyterms) > 0 {
+		// Every channel plans the same terms against the same dictionary;
+		// a channel without speech never took a decoder and has no report.
+		var report *callscribe.KeytermsReport
+		for _, r := range reports {
+			if r != nil {
+				report = r
+				break
+			}
+		}
+		if report == nil {
+			// No speech anywhere: still say which words the dictionary lacks.
+			var err error
+			if report, err = t.planOnly(ctx, req.Keyterms); err != nil {
+				return nil, err
+			}
+		}
+		res.MetaData = &callscribe.TranscriptionMetaData{Keyterms: report}
+	}
+	return res, nil
 }
 
 func badAudio(err error) *callscribe.JobError {
@@ -173,15 +197,16 @@ func badAudio(err error) *callscribe.JobError {
 }
 
 // channel recognises one channel: VAD regions, then one utterance per region on
-// a pooled decoder.
-func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int) ([]callscribe.Segment, error) {
+// a pooled decoder, with the job's keyterms boosted (keyterms.go) when it has
+// any; the report says what became of them.
+func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int, keyterms []string) (_ []callscribe.Segment, _ *callscribe.KeytermsReport, err error) {
 	r := newResampler(samples, rate)
 	regions, err := findRegions(r, t.cfg.VADThreshold)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(regions) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	// How much of the narrowband map this channel gets: none for wideband
 	// audio, and for telephone audio by the speaker's register. Worked out
@@ -196,9 +221,26 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 	select {
 	case d = <-t.pool:
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, nil, ctx.Err()
 	}
 	defer func() { t.pool <- d }()
+	var report *callscribe.KeytermsReport
+	if len(keyterms) > 0 {
+		plan := t.plan(d, keyterms)
+		report = plan.report
+		if len(plan.sentences) > 0 {
+			restore, err := d.boost(plan.sentences, t.cfg.KeytermWeight, t.cfg.DomainLMWeight)
+			if err != nil {
+				return nil, nil, err
+			}
+			// Runs before the decoder goes back to the pool (defers run last in, first out).
+			defer func() {
+				if rerr := restore(); rerr != nil && err == nil {
+					err = rerr
+				}
+			}()
+		}
+	}
 	alias := callscribe.SpeakerAlias(ch, t.cfg.AgentChannel)
 	var (
 		out []callscribe.Segment
@@ -206,7 +248,7 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 	)
 	for _, g := range regions {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		n := g.End - g.Start
 		if cap(buf) < n {
@@ -215,7 +257,7 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 		buf = buf[:r.Read(buf[:n], g.Start)]
 		words, err := t.recognise(d, buf, weight)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if len(words) == 0 {
 			continue
@@ -233,7 +275,32 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 			SpeakerAlias: alias,
 		})
 	}
-	return out, nil
+	return out, report, nil
+}
+
+// planOnly checks terms against the dictionary on a pooled decoder, for a
+// job with no speech to decode.
+func (t *Transcriber) planOnly(ctx context.Context, keyterms []string) (*callscribe.KeytermsReport, error) {
+	var d *decoder
+	select {
+	case d = <-t.pool:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { t.pool <- d }()
+	return t.plan(d, keyterms).report, nil
+}
+
+// plan checks terms against d's dictionary; with keyterms switched off
+// (KeytermWeight < 0) nothing is to be applied, and the report says so.
+func (t *Transcriber) plan(d *decoder, keyterms []string) keytermPlan {
+	p := planKeyterms(keyterms, d.inDict)
+	if t.cfg.KeytermWeight < 0 {
+		p.sentences = nil
+		p.report.Method, p.report.Applied = callscribe.KeytermsNotSupported, []string{}
+		p.report.Note = "Keyterms are switched off in this engine's configuration."
+	}
+	return p
 }
 
 // recognise decodes one region; with a map weight above 0 its cepstra are

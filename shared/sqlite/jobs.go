@@ -19,7 +19,10 @@ var _ callscribe.JobStore = (*JobStore)(nil)
 
 const jobColumns = `id, account_id, type, status, source_job_id, original_filename, language,
 	audio_seconds, audio_key, audio_format, metadata, input, callback, result, error,
-	quota_month, attempts, created_at, updated_at`
+	quota_month, attempts, created_at, updated_at, keyterms`
+
+// jobPlaceholders are the INSERT placeholders of jobColumns.
+const jobPlaceholders = `?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?`
 
 // listedColumns are what a list page reads: the listing fields, not the large
 // JSON columns a page never shows (metadata, input, callback, result, error),
@@ -50,7 +53,7 @@ func (s *JobStore) CreateJob(ctx context.Context, job *callscribe.Job, quota *ca
 				return err
 			}
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO jobs (`+jobColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, row...)
+		_, err := tx.ExecContext(ctx, `INSERT INTO jobs (`+jobColumns+`) VALUES (`+jobPlaceholders+`)`, row...)
 		if isUniqueViolation(err) {
 			return callscribe.Errorf(callscribe.CodeConflict, "Job %s already exists.", job.ID)
 		}
@@ -353,10 +356,19 @@ func encodeJob(job *callscribe.Job, quotaMonth string) ([]any, error) {
 	if job.OriginalFilename != nil {
 		filename = *job.OriginalFilename
 	}
+	var keyterms any
+	if len(job.Keyterms) > 0 {
+		b, err := json.Marshal(job.Keyterms)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: encode keyterms: %w", err)
+		}
+		keyterms = string(b)
+	}
 	return []any{
 		job.ID, job.AccountID, jobType, string(job.Status), job.SourceJobID, filename, job.Language,
 		job.AudioSeconds, job.AudioKey, string(job.AudioFormat), nullableRaw(job.Metadata), input, callback,
 		nullableRaw(job.Result), jobErr, quotaMonth, job.Attempts, job.CreatedAt.UnixNano(), job.UpdatedAt.UnixNano(),
+		keyterms,
 	}, nil
 }
 
@@ -387,12 +399,13 @@ func scanJob(row rowScanner, extra ...any) (*callscribe.Job, error) {
 		job                                            callscribe.Job
 		jobType, filename                              sql.NullString
 		metadata, input, callback, result, errorColumn sql.NullString
+		keyterms                                       sql.NullString
 		status, audioFormat                            string
 		createdAt, updatedAt                           int64
 	)
 	dest := []any{&job.ID, &job.AccountID, &jobType, &status, &job.SourceJobID, &filename, &job.Language,
 		&job.AudioSeconds, &job.AudioKey, &audioFormat, &metadata, &input, &callback, &result, &errorColumn,
-		&job.QuotaMonth, &job.Attempts, &createdAt, &updatedAt}
+		&job.QuotaMonth, &job.Attempts, &createdAt, &updatedAt, &keyterms}
 	if err := row.Scan(append(dest, extra...)...); err != nil {
 		return nil, err
 	}
@@ -416,6 +429,11 @@ func scanJob(row rowScanner, extra ...any) (*callscribe.Job, error) {
 	}
 	if err := decodeJSON(errorColumn, &job.Error); err != nil {
 		return nil, fmt.Errorf("job %s error: %w", job.ID, err)
+	}
+	if keyterms.Valid {
+		if err := json.Unmarshal([]byte(keyterms.String), &job.Keyterms); err != nil {
+			return nil, fmt.Errorf("job %s keyterms: %w", job.ID, err)
+		}
 	}
 	job.CreatedAt = time.Unix(0, createdAt).UTC()
 	job.UpdatedAt = time.Unix(0, updatedAt).UTC()

@@ -23,7 +23,7 @@ func fillAccount(tb testing.TB, db *DB, account string, n int) (newest time.Time
 	tb.Helper()
 	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	err := db.inWriteTx(context.Background(), func(tx *sql.Tx) error {
-		stmt, err := tx.Prepare(`INSERT INTO jobs (` + jobColumns + `) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
+		stmt, err := tx.Prepare(`INSERT INTO jobs (` + jobColumns + `) VALUES (` + jobPlaceholders + `)`)
 		if err != nil {
 			return err
 		}

@@ -102,6 +102,11 @@ CREATE INDEX jobs_by_account_status ON jobs (account_id, status, created_at DESC
 CREATE INDEX jobs_by_account_type ON jobs (account_id, COALESCE(type, 'transcription'), created_at DESC, id DESC) WHERE deleted_at IS NULL;
 CREATE INDEX jobs_by_account_language ON jobs (account_id, language, created_at DESC, id DESC) WHERE deleted_at IS NULL;
 `,
+	// 3: a transcription's per-job vocabulary (the upload's keyterms), a
+	// JSON array of strings; NULL for none and on every earlier row.
+	`
+ALTER TABLE jobs ADD COLUMN keyterms TEXT;
+`,
 }
 
 // migrate brings the schema to the newest version. It runs in one IMMEDIATE

@@ -39,6 +39,7 @@ func RunJobStoreTests(t *testing.T, newStore func(t *testing.T) callscribe.JobSt
 		{"CreateGet/RoundTripsEveryFieldOfATranscription", testRoundTripTranscription},
 		{"CreateGet/RoundTripsEveryFieldOfDerivedJobs", testRoundTripDerived},
 		{"CreateGet/RoundTripsAFailedJobWithProviderError", testRoundTripFailed},
+		{"CreateGet/RoundTripsKeytermsInOrder", testRoundTripKeyterms},
 		{"CreateGet/LegacyJobWithoutTypeIsATranscription", testLegacyType},
 		{"CreateGet/DuplicateIDFailsAndChangesNothing", testDuplicateID},
 		{"GetJob/MissingIsJobNotFound", testGetMissing},

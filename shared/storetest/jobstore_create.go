@@ -16,6 +16,7 @@ func testRoundTripTranscription(t *testing.T, s callscribe.JobStore) {
 	j.QuotaMonth = "2025-03"
 	j.Attempts = 2
 	j.UpdatedAt = baseTime.Add(1500 * time.Millisecond)
+	j.Keyterms = []string{"Northwind Energy", "meter reading"}
 	want := *j
 	mustCreate(t, s, j, quotaFor("2025-03", 60000))
 	assertJobEqual(t, &want, mustGet(t, s, j.ID))
@@ -28,6 +29,40 @@ func testRoundTripTranscription(t *testing.T, s callscribe.JobStore) {
 	bare.AudioFormat = callscribe.FormatMP3
 	mustCreate(t, s, bare, nil)
 	assertJobEqual(t, bare, mustGet(t, s, bare.ID))
+}
+
+// A transcription's keyterms come back exactly as stored, in order (case,
+// spaces inside a phrase, quotes and non-ASCII letters kept), through a
+// transition too; a job without any reads back none.
+func testRoundTripKeyterms(t *testing.T, s callscribe.JobStore) {
+	j := newTranscription(newID(), baseTime)
+	j.Keyterms = []string{"Northwind Energy", "broadband", "Zoë's \"Café\"", "set top box", "ACME"}
+	want := slices.Clone(j.Keyterms)
+	mustCreate(t, s, j, nil)
+	if got := mustGet(t, s, j.ID).Keyterms; !slices.Equal(got, want) {
+		t.Fatalf("keyterms = %q, want %q", got, want)
+	}
+	done, err := s.TransitionJob(t.Context(), callscribe.Transition{
+		JobID: j.ID, From: []callscribe.JobStatus{callscribe.StatusQueued}, To: callscribe.StatusSucceeded,
+		Result: json.RawMessage(`{"transcript": [], "meta_data": {"keyterms": {"method": "echo", "applied": ["broadband"], "unknown_words": []}}}`),
+		At:     baseTime.Add(time.Second),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(done.Keyterms, want) {
+		t.Errorf("keyterms after a transition = %q, want %q", done.Keyterms, want)
+	}
+	if got := mustGet(t, s, j.ID).Keyterms; !slices.Equal(got, want) {
+		t.Errorf("keyterms read after a transition = %q, want %q", got, want)
+	}
+
+	none := newTranscription(j.AccountID, baseTime)
+	none.Keyterms = nil
+	mustCreate(t, s, none, nil)
+	if got := mustGet(t, s, none.ID).Keyterms; got != nil {
+		t.Errorf("a job without keyterms reads back %q", got)
+	}
 }
 
 func testRoundTripDerived(t *testing.T, s callscribe.JobStore) {

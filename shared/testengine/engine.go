@@ -14,7 +14,10 @@ import (
 )
 
 // Engine answers from the audio's shape: silent WAV data gives an empty
-// transcript; otherwise one fixed utterance per channel. Delay simulates slow
+// transcript; otherwise one fixed utterance per channel. A job's keyterms are
+// echoed in meta_data as the embedded engine reports them, with the words of
+// Lines as the engine's whole dictionary: a term with a word of Lines is
+// applied, words outside Lines are unknown. Delay simulates slow
 // recognition so crash tests can kill a process mid-job.
 type Engine struct {
 	Delay        time.Duration
@@ -61,7 +64,37 @@ func (e *Engine) Transcribe(ctx context.Context, req callscribe.TranscriptionReq
 		}
 	}
 	res.WordsCount = &words
+	if len(req.Keyterms) > 0 {
+		res.MetaData = &callscribe.TranscriptionMetaData{Keyterms: echoKeyterms(req.Keyterms)}
+	}
 	return res, nil
+}
+
+// echoKeyterms reports terms against the vocabulary of Lines.
+func echoKeyterms(terms []string) *callscribe.KeytermsReport {
+	vocab := map[string]bool{}
+	for _, l := range Lines {
+		for _, w := range strings.Fields(l) {
+			vocab[w] = true
+		}
+	}
+	r := callscribe.NewKeytermsReport(callscribe.KeytermsEcho)
+	seen := map[string]bool{}
+	for _, term := range terms {
+		applied := false
+		for _, w := range strings.Fields(strings.ToLower(term)) {
+			if vocab[w] {
+				applied = true
+			} else if !seen[w] {
+				seen[w] = true
+				r.UnknownWords = append(r.UnknownWords, w)
+			}
+		}
+		if applied {
+			r.Applied = append(r.Applied, term)
+		}
+	}
+	return r
 }
 
 // silentWAV reports whether a canonical 44-byte-header WAV carries only zero samples.

@@ -7,6 +7,14 @@
 //
 //	asrbench -calls DIR -ext wav|mp3     # DIR holds NAME.json (synthcall -ref) and NAME.EXT
 //	asrbench -librivox DIR               # DIR holds fileids, transcription and the WAVs
+//	asrbench -calls DIR -keyterms FILE   # each call gets its keyterms (FILE: {"NAME": ["term", ...]})
+//
+// With -keyterms the bench also scores the terms themselves: a reference word
+// is a term word where one of the call's terms occurs (as a phrase), and it
+// counts as recognised when the alignment pairs it with the same word. Term
+// WER is (term words missed + term words wrongly put in the hypothesis) over
+// the reference's term words, so boosting that makes a term appear where it
+// was not said is charged too.
 //
 // The real-time factor is the process's CPU time (user+sys, from getrusage)
 // spent in Transcribe divided by audio time per channel, with one decoder: the
@@ -70,10 +78,23 @@ func main() {
 	extra := flag.String("args", "", "extra decoder arguments, space separated")
 	mapFile := flag.String("narrowband-map", "", "feature map for 8 kHz audio (default: the built-in one)")
 	noMap := flag.Bool("no-narrowband-map", false, "decode 8 kHz audio without the narrowband feature map")
+	keytermsFile := flag.String("keyterms", "", "JSON file of each call's keyterms ({\"NAME\": [terms]}); scores the terms even without -use-keyterms")
+	useKeyterms := flag.Bool("use-keyterms", false, "send each call's keyterms with it (with -keyterms)")
+	keytermWeight := flag.Float64("keyterm-weight", 0, "keyterm LM weight (0 default)")
 	verbose := flag.Bool("v", false, "print each hypothesis")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	cfg := sphinx.Config{Decoders: 1, DomainLMWeight: *weight, VADThreshold: *vad, DisableNarrowbandMap: *noMap}
+	cfg := sphinx.Config{Decoders: 1, DomainLMWeight: *weight, VADThreshold: *vad, DisableNarrowbandMap: *noMap, KeytermWeight: *keytermWeight}
+	var keyterms map[string][]string
+	if *keytermsFile != "" {
+		b, err := os.ReadFile(*keytermsFile)
+		if err == nil {
+			err = json.Unmarshal(b, &keyterms)
+		}
+		if err != nil {
+			fatal(err)
+		}
+	}
 	if *mapFile != "" {
 		b, err := os.ReadFile(*mapFile)
 		if err == nil {
@@ -93,7 +114,7 @@ func main() {
 	defer tr.Close()
 	switch {
 	case *calls != "":
-		err = benchCalls(tr, *calls, *ext, *label, *verbose)
+		err = benchCalls(tr, *calls, *ext, *label, *verbose, keyterms, *useKeyterms)
 	case *libri != "":
 		err = benchLibrivox(tr, *libri, *label, *verbose)
 	default:
@@ -110,7 +131,7 @@ func fatal(err error) {
 	os.Exit(1)
 }
 
-func benchCalls(tr *sphinx.Transcriber, dir, ext, label string, verbose bool) error {
+func benchCalls(tr *sphinx.Transcriber, dir, ext, label string, verbose bool, keyterms map[string][]string, useKeyterms bool) error {
 	refs, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil || len(refs) == 0 {
 		return fmt.Errorf("no *.json references in %s", dir)
@@ -122,6 +143,8 @@ func benchCalls(tr *sphinx.Transcriber, dir, ext, label string, verbose bool) er
 		audioSec   float64 // channel-seconds
 		wall, cpu  time.Duration
 		timing     []float64 // |hyp - ref| of turn starts and ends, seconds
+		terms      termTally
+		unknown    = map[string]bool{}
 	)
 	for _, rp := range refs {
 		var ref reference
@@ -136,10 +159,25 @@ func benchCalls(tr *sphinx.Transcriber, dir, ext, label string, verbose bool) er
 		if err != nil {
 			return err
 		}
+		name := strings.TrimSuffix(filepath.Base(rp), ".json")
+		req := callscribe.TranscriptionRequest{Audio: audio, Language: "en-US"}
+		if keyterms != nil {
+			if _, ok := keyterms[name]; !ok {
+				return fmt.Errorf("%s: no keyterms for this call", name)
+			}
+		}
+		if useKeyterms {
+			req.Keyterms = keyterms[name]
+		}
 		start, cpu0 := time.Now(), cpuTime()
-		res, err := tr.Transcribe(context.Background(), callscribe.TranscriptionRequest{Audio: audio, Language: "en-US"})
+		res, err := tr.Transcribe(context.Background(), req)
 		if err != nil {
 			return fmt.Errorf("%s: %w", rp, err)
+		}
+		if res.MetaData != nil && res.MetaData.Keyterms != nil {
+			for _, w := range res.MetaData.Keyterms.UnknownWords {
+				unknown[w] = true
+			}
 		}
 		wall += time.Since(start)
 		cpu += cpuTime() - cpu0
@@ -158,6 +196,9 @@ func benchCalls(tr *sphinx.Transcriber, dir, ext, label string, verbose bool) er
 			}
 			perChannel[ch].add(refWords, hypWords)
 			all.add(refWords, hypWords)
+			if keyterms != nil {
+				terms.add(refWords, hypWords, keyterms[name])
+			}
 		}
 		timing = append(timing, turnTiming(ref.Turns, res.Transcript)...)
 		if verbose {
@@ -178,7 +219,108 @@ func benchCalls(tr *sphinx.Transcriber, dir, ext, label string, verbose bool) er
 	fmt.Printf("%-22s calls=%d  WER agent(ch0)=%s  user(ch1)=%s  overall=%s\n", label, len(refs), perChannel[0], perChannel[1], all)
 	fmt.Printf("%-22s RTF per channel=%.3f (CPU %.1fs, wall %.1fs, for %.1f channel-seconds)  turn boundaries within 0.1s: %d/%d (mean error %.3fs)  peak RSS=%s\n",
 		label, cpu.Seconds()/audioSec, cpu.Seconds(), wall.Seconds(), audioSec, within, len(timing), sum/math.Max(1, float64(len(timing))), peakRSS())
+	if keyterms != nil {
+		words := make([]string, 0, len(unknown))
+		for w := range unknown {
+			words = append(words, w)
+		}
+		sort.Strings(words)
+		fmt.Printf("%-22s keyterms sent=%v  term words recognised=%d/%d (%.1f%%)  wrongly inserted=%d  term WER=%.1f%%  unknown words=%v\n",
+			label, useKeyterms, terms.correct, terms.words, 100*float64(terms.correct)/math.Max(1, float64(terms.words)), terms.falseHits,
+			100*float64(terms.words-terms.correct+terms.falseHits)/math.Max(1, float64(terms.words)), words)
+	}
 	return nil
+}
+
+// termTally scores a call's keyterms in its transcript.
+type termTally struct{ words, correct, falseHits int }
+
+// add aligns hyp to ref and counts the reference's term words (positions
+// where a term's words occur in sequence), those paired with the same
+// hypothesis word, and hypothesis words that belong to a term but are not
+// paired with the same reference word (a term heard where it was not said).
+func (t *termTally) add(ref, hyp []string, terms []string) {
+	isTerm := make([]bool, len(ref))
+	termWord := map[string]bool{}
+	for _, term := range terms {
+		ws := sphinx.NormalizeText(term)
+		for _, w := range ws {
+			termWord[w] = true
+		}
+		for i := 0; len(ws) > 0 && i+len(ws) <= len(ref); i++ {
+			match := true
+			for k, w := range ws {
+				if ref[i+k] != w {
+					match = false
+					break
+				}
+			}
+			if match {
+				for k := range ws {
+					isTerm[i+k] = true
+				}
+			}
+		}
+	}
+	for _, p := range align(ref, hyp) {
+		same := p.r >= 0 && p.h >= 0 && ref[p.r] == hyp[p.h]
+		if p.r >= 0 && isTerm[p.r] {
+			t.words++
+			if same {
+				t.correct++
+			}
+		}
+		if p.h >= 0 && termWord[hyp[p.h]] && !same {
+			t.falseHits++
+		}
+	}
+}
+
+// pair is one step of an alignment: r or h is -1 for an insertion or a deletion.
+type pair struct{ r, h int }
+
+// align returns a minimum-edit alignment of hyp to ref.
+func align(ref, hyp []string) []pair {
+	n, m := len(ref), len(hyp)
+	d := make([][]int, n+1)
+	for i := range d {
+		d[i] = make([]int, m+1)
+		d[i][0] = i
+	}
+	for j := 0; j <= m; j++ {
+		d[0][j] = j
+	}
+	for i := 1; i <= n; i++ {
+		for j := 1; j <= m; j++ {
+			c := d[i-1][j-1]
+			if ref[i-1] != hyp[j-1] {
+				c++
+			}
+			d[i][j] = min(c, d[i-1][j]+1, d[i][j-1]+1)
+		}
+	}
+	var out []pair
+	for i, j := n, m; i > 0 || j > 0; {
+		switch {
+		case i > 0 && j > 0 && d[i][j] == d[i-1][j-1]+boolInt(ref[i-1] != hyp[j-1]):
+			out = append(out, pair{i - 1, j - 1})
+			i, j = i-1, j-1
+		case i > 0 && d[i][j] == d[i-1][j]+1:
+			out = append(out, pair{i - 1, -1})
+			i--
+		default:
+			out = append(out, pair{-1, j - 1})
+			j--
+		}
+	}
+	return out
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // turnTiming pairs each reference turn with the recognised segments on its

@@ -91,8 +91,12 @@ try {
   await page.getByRole("link", { name: "Calls", exact: true }).click();
   await page.getByLabel("Call audio").setInputFiles({ name: "support-call.wav", mimeType: "audio/wav", buffer: readFileSync(wavPath) });
   await page.getByLabel("Language (optional)").fill("en");
+  await page.getByLabel("Key terms (optional)").fill("refund\n  Northwind Energy \n\nREFUND");
   await page.getByRole("button", { name: "Upload", exact: true }).click();
   await page.getByRole("link", { name: "Open the call" }).waitFor();
+  const callID = (await page.getByRole("link", { name: "Open the call" }).getAttribute("href")).split("/").pop();
+  const uploaded = await api("GET", "/v1/transcriptions/" + callID, apiKey);
+  check(JSON.stringify(uploaded.body.keyterms) === JSON.stringify(["refund", "Northwind Energy"]), `the key terms are stored with the call (${JSON.stringify(uploaded.body.keyterms)})`);
   await page.getByRole("link", { name: "support-call.wav" }).waitFor();
   check(true, "the call appears in the list");
   await page.getByRole("row", { name: /support-call\.wav.*succeeded/ }).waitFor({ timeout: 30000 });

@@ -275,6 +275,8 @@ export interface UploadRequest {
   file: File;
   language?: string;
   metadata?: string;
+  /** Words or phrases to favour (the keyterms field); the service checks them. */
+  keyterms?: string[];
 }
 
 /**
@@ -286,6 +288,7 @@ export async function uploadCall(req: UploadRequest, lim: Limits, progress: (fra
   const fields = new FormData();
   if (req.language) fields.set("language", req.language);
   if (req.metadata) fields.set("metadata", req.metadata);
+  if (req.keyterms && req.keyterms.length > 0) fields.set("keyterms", JSON.stringify(req.keyterms));
   if (req.file.size <= lim.direct_upload_max_bytes) {
     fields.set("file", req.file, req.file.name);
     return sendWithProgress("POST", "/dashboard/jobs", fields, true, progress);

@@ -200,6 +200,7 @@ function uploadCard(onUploaded: () => void): HTMLElement {
   const file = el("input", { id: "call-audio", type: "file", accept: ".mp3,.wav,audio/mpeg,audio/wav" });
   const language = el("input", { id: "language", type: "text", placeholder: "en", maxlength: "35" });
   const metadata = el("textarea", { id: "metadata", rows: "2", placeholder: '{"crm_id": "42"}' });
+  const keyterms = el("textarea", { id: "keyterms", rows: "2", placeholder: "Northwind Energy\nsmart meter" });
   const bar = el("progress", { max: "1", value: "0", hidden: true, "aria-label": "Upload progress" });
   const status = el("div", { "aria-live": "polite" });
   const drop = el(
@@ -241,7 +242,12 @@ function uploadCard(onUploaded: () => void): HTMLElement {
         bar.hidden = false;
         bar.value = 0;
         try {
-          const r = await api.uploadCall({ file: f, language: language.value.trim(), metadata: metadata.value.trim() }, lim, (p) => (bar.value = p));
+          // One term a line; the service checks the list (INVALID_KEYTERMS).
+          const terms = keyterms.value
+            .split("\n")
+            .map((t) => t.trim())
+            .filter((t) => t !== "");
+          const r = await api.uploadCall({ file: f, language: language.value.trim(), metadata: metadata.value.trim(), keyterms: terms }, lim, (p) => (bar.value = p));
           replace(status, el("p", { class: "notice", role: "status" }, "Uploaded. ", el("a", { href: "#/calls/" + r.job_id }, "Open the call")));
           file.value = "";
           onUploaded();
@@ -256,6 +262,17 @@ function uploadCard(onUploaded: () => void): HTMLElement {
     el("h2", {}, "Upload a call"),
     drop,
     el("div", { class: "row" }, el("div", {}, el("label", { for: "language" }, "Language (optional)"), language), el("div", { class: "grow" }, el("label", { for: "metadata" }, "Metadata JSON (optional)"), metadata)),
+    el(
+      "div",
+      { class: "row" },
+      el(
+        "div",
+        { class: "grow" },
+        el("label", { for: "keyterms" }, "Key terms (optional)"),
+        keyterms,
+        el("p", { class: "hint" }, "One word or phrase a line (names, products, jargon), up to 100; the speech engine favours them for this call."),
+      ),
+    ),
     bar,
     status,
     el("div", { class: "actions" }, button),
