@@ -48,11 +48,13 @@ bench-asr: deps-speech
 narrowband-map: deps-speech
 	$(GO) run ./infra/bench/cmd/narrowbandmap -out shared/sphinx/narrowband_map.json
 
-## narrowband-adapt: re-estimate the speech engine's MLLR transform for mapped 8 kHz channels
-## (shared/sphinx/narrowband_mapped.mllr) with SphinxTrain on the narrowband map's training speech of
-## the voices the map applies to, as the engine decodes it; see the README.
+## narrowband-adapt: re-estimate the speech engine's MLLR transforms for 8 kHz channels
+## (shared/sphinx/narrowband_mapped.mllr for the channels the narrowband map applies to,
+## narrowband_unmapped.mllr for the others) with SphinxTrain on the narrowband map's training speech,
+## as the engine decodes it, of the voices the map applies to and of the others; see the README.
 narrowband-adapt: deps-speech
-	nice -n 19 $(GO) run ./infra/bench/cmd/narrowbandadapt -out shared/sphinx/narrowband_mapped.mllr
+	nice -n 19 $(GO) run ./infra/bench/cmd/narrowbandadapt -voices mapped -work .cache/narrowband-adapt-mapped -out shared/sphinx/narrowband_mapped.mllr
+	nice -n 19 $(GO) run ./infra/bench/cmd/narrowbandadapt -voices unmapped -work .cache/narrowband-adapt-unmapped -out shared/sphinx/narrowband_unmapped.mllr
 
 ## bench-api: req/s of GET job, list (each filter, 100k jobs) and create-summary beside a bare
 ## net/http handler, and peak RSS under 16 concurrent 10 MiB uploads (wrk; local stack).

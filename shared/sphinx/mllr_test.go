@@ -29,15 +29,28 @@ func TestParseMLLRRoundTrip(t *testing.T) {
 }
 
 func TestBuiltinNarrowbandMLLR(t *testing.T) {
-	m, err := BuiltinNarrowbandMLLR()
-	if err != nil {
-		t.Fatal(err)
+	for name, load := range map[string]func() (*MLLR, error){
+		"mapped": BuiltinNarrowbandMLLR, "unmapped": BuiltinNarrowbandUnmappedMLLR,
+	} {
+		m, err := load()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := m.checkStreams([]int{13, 13, 13}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if m.Classes != 1 || !strings.Contains(m.Note, "narrowbandadapt") {
+			t.Errorf("%s: classes %d, note %q", name, m.Classes, m.Note)
+		}
+		// Neither is the identity: each moves the means.
+		if bytes.Equal(m.Format(), identityMLLR(m.Streams).Format()) {
+			t.Errorf("%s: the built-in transform is the identity", name)
+		}
 	}
-	if err := m.checkStreams([]int{13, 13, 13}); err != nil {
-		t.Fatal(err)
-	}
-	if m.Classes != 1 || !strings.Contains(m.Note, "narrowbandadapt") {
-		t.Errorf("classes %d, note %q", m.Classes, m.Note)
+	mapped, _ := BuiltinNarrowbandMLLR()
+	unmapped, _ := BuiltinNarrowbandUnmappedMLLR()
+	if bytes.Equal(mapped.Format(), unmapped.Format()) {
+		t.Error("the mapped and unmapped transforms are the same")
 	}
 }
 

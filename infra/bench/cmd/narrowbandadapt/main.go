@@ -14,7 +14,7 @@
 //
 // Usage:
 //
-//	narrowbandadapt [-out FILE] [-method mllr|map] [-features engine|plain] [-voices LIST]
+//	narrowbandadapt [-out FILE] [-work DIR] [-method mllr|map] [-features engine|plain] [-voices mapped|unmapped|LIST]
 //
 // The model files SphinxTrain needs and PocketSphinx's package does not ship
 // in that form are made from it: the model definition as text (PocketSphinx's
@@ -69,11 +69,15 @@ import (
 // estimated on these.
 const mappedVoices = "espeak:en-us+f1,espeak:en-us+f2,espeak:en-us+f3,espeak:en-us+f4,flite:awb@500"
 
+// unmappedVoices are the others, for the transform of the channels the map
+// leaves alone (narrowband_unmapped.mllr).
+const unmappedVoices = "flite:awb,flite:kal16,espeak:en-us+m3,espeak:en-gb+f3,flite:awb@250,flite:kal16@250,flite:kal16@500"
+
 func main() {
 	out := flag.String("out", "shared/sphinx/narrowband_mapped.mllr", "where to write the MLLR transform (-method mllr) or the model directory (-method map)")
 	method := flag.String("method", "mllr", "mllr (a mean transform) or map (MAP-adapted means and variances)")
 	features := flag.String("features", "engine", "engine (the features the engine decodes: narrowband map by the pitch rule) or plain (upsampled, unmapped)")
-	voices := flag.String("voices", mappedVoices, "training voices, comma-separated (as narrowbandmap)")
+	voices := flag.String("voices", "mapped", "training voices: mapped, unmapped (the map's training voices the engine maps, or not) or a comma-separated list (as narrowbandmap)")
 	textPath := flag.String("text", "shared/sphinx/lmdata/callcentre.txt", "training sentences, one a line (# comments)")
 	cache := flag.String("cache", ".cache/narrowband-map", "synthesised audio (shared with narrowbandmap)")
 	work := flag.String("work", ".cache/narrowband-adapt", "work directory (features, statistics, model copies)")
@@ -83,6 +87,12 @@ func main() {
 	tau := flag.Float64("tau", 10, "MAP prior weight (map_adapt -tau with -fixedtau)")
 	reuse := flag.Bool("reuse-stats", false, "reuse the Baum-Welch statistics of an earlier run with the same -features and -voices (skips features and bw)")
 	flag.Parse()
+	switch *voices {
+	case "mapped":
+		*voices = mappedVoices
+	case "unmapped":
+		*voices = unmappedVoices
+	}
 	if *method != "mllr" && *method != "map" {
 		fatal(fmt.Errorf("-method %q: want mllr or map", *method))
 	}
