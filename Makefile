@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO    ?= go
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: run test deps deps-speech deps-aws deps-web web build test-go fuzz bench-asr bench-insights train-insights bench-api bench-coldstart bench narrowband-map run-aws-local deploy clean
+.PHONY: run test deps deps-speech deps-aws deps-web web build test-go fuzz bench-asr bench-insights train-insights bench-api bench-coldstart bench narrowband-map narrowband-adapt run-aws-local deploy clean
 
 ## run: start the whole service locally on the embedded stack (SQLite, disk, in-process queue),
 ## with the web dashboard at / (built first).
@@ -47,6 +47,14 @@ bench-asr: deps-speech
 ## from speech synthesised by voices the ASR bench does not use; see the README.
 narrowband-map: deps-speech
 	$(GO) run ./infra/bench/cmd/narrowbandmap -out shared/sphinx/narrowband_map.json
+
+## narrowband-adapt: re-estimate the speech engine's MLLR transforms for 8 kHz channels
+## (shared/sphinx/narrowband_mapped.mllr for the channels the narrowband map applies to,
+## narrowband_unmapped.mllr for the others) with SphinxTrain on the narrowband map's training speech,
+## as the engine decodes it, of the voices the map applies to and of the others; see the README.
+narrowband-adapt: deps-speech
+	nice -n 19 $(GO) run ./infra/bench/cmd/narrowbandadapt -voices mapped -work .cache/narrowband-adapt-mapped -out shared/sphinx/narrowband_mapped.mllr
+	nice -n 19 $(GO) run ./infra/bench/cmd/narrowbandadapt -voices unmapped -work .cache/narrowband-adapt-unmapped -out shared/sphinx/narrowband_unmapped.mllr
 
 ## bench-api: req/s of GET job, list (each filter, 100k jobs) and create-summary beside a bare
 ## net/http handler, and peak RSS under 16 concurrent 10 MiB uploads (wrk; local stack).

@@ -22,7 +22,8 @@
 # (ASR_ARGS="-keyterm-weight W"), never on the call set.
 #
 # Environment: ASR_VARIANTS (default "16k 8k 8k-mp3 librivox librivox-8k"; add "dev"), ASR_ARGS (extra
-# asrbench flags, e.g. "-lm-weight -1" to measure without the domain LM),
+# asrbench flags, e.g. "-lm-weight -1" to measure without the domain LM, or
+# "-no-narrowband-mllr" without the 8 kHz MLLR transforms),
 # AGENT_VOICE (flite voice of the Agent channel, default slt; the User is rms),
 # which gets a cache of its own.
 set -euo pipefail

@@ -4,7 +4,9 @@
 # ASR bench (sox, lame, the LibriVox test clips) need. It is idempotent: when every
 # package is already installed it only runs one dpkg-query and exits, so `make run`
 # and `make test` can call it every time. espeak-ng gives the narrowband-map
-# trainer (make narrowband-map) voices that the ASR bench's calls do not use.
+# trainer (make narrowband-map) voices that the ASR bench's calls do not use;
+# sphinxtrain (bw, mllr_solve) estimates the 8 kHz MLLR transform (make
+# narrowband-adapt); the engine itself does not need it.
 set -euo pipefail
 
 PKGS=(
@@ -15,6 +17,7 @@ PKGS=(
 	flite
 	espeak-ng
 	sox
+	sphinxtrain
 	libsox-fmt-mp3
 	lame
 	pocketsphinx-testdata

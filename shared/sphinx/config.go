@@ -32,6 +32,17 @@ type Config struct {
 	// (keyterms.go); 0 means DefaultKeytermWeight, negative ignores keyterms
 	// (they are still checked against the dictionary and reported).
 	KeytermWeight float64
+
+	// NarrowbandMLLR is an MLLR transform of the acoustic model's Gaussians
+	// applied while decoding the telephone-band channels the narrowband map
+	// mostly applies to (map weight 0.5 or more: high voices); nil means the
+	// built-in one (narrowband_mapped.mllr). NarrowbandUnmappedMLLR is
+	// applied to the other telephone-band channels; nil means the built-in
+	// one (narrowband_unmapped.mllr). DisableNarrowbandMLLR decodes all audio
+	// with the stock model, as wideband audio always is.
+	NarrowbandMLLR         *MLLR
+	NarrowbandUnmappedMLLR *MLLR
+	DisableNarrowbandMLLR  bool
 	// ExtraArgs are appended to the decoder's arguments (tuning, benches).
 	ExtraArgs []string
 	Logger    *slog.Logger
@@ -56,6 +67,28 @@ var builtinNarrowbandMap []byte
 
 // BuiltinNarrowbandMap returns the feature map the engine uses by default.
 func BuiltinNarrowbandMap() (*FeatureMap, error) { return ParseFeatureMap(builtinNarrowbandMap) }
+
+// builtinNarrowbandMLLR is the MLLR transform estimated by
+// infra/bench/cmd/narrowbandadapt (make narrowband-adapt) for the channels the
+// narrowband map applies to; its trailing comment says on what.
+//
+//go:embed narrowband_mapped.mllr
+var builtinNarrowbandMLLR []byte
+
+// BuiltinNarrowbandMLLR returns the MLLR transform the engine applies by
+// default to the telephone-band channels the narrowband map applies to.
+func BuiltinNarrowbandMLLR() (*MLLR, error) { return ParseMLLR(builtinNarrowbandMLLR) }
+
+// builtinNarrowbandUnmappedMLLR is the transform for the other telephone-band
+// channels (low voices), estimated the same way on the voices the map leaves
+// alone.
+//
+//go:embed narrowband_unmapped.mllr
+var builtinNarrowbandUnmappedMLLR []byte
+
+// BuiltinNarrowbandUnmappedMLLR returns the MLLR transform the engine applies
+// by default to the telephone-band channels the narrowband map leaves alone.
+func BuiltinNarrowbandUnmappedMLLR() (*MLLR, error) { return ParseMLLR(builtinNarrowbandUnmappedMLLR) }
 
 // Language is what this engine recognises.
 const Language = "en"

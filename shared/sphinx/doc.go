@@ -13,6 +13,10 @@
 // map (featuremap.go, narrowband_map.json) fitted on speech seen both wide and
 // band-limited; how much of the map a channel gets depends on the speaker's
 // median pitch (pitch.go), because the map helps high voices and costs low ones.
+// The acoustic model is adapted to such channels too: an MLLR transform of its
+// means (mllr.go), one for the channels the map applies to
+// (narrowband_mapped.mllr) and one for the others (narrowband_unmapped.mllr),
+// estimated with SphinxTrain by infra/bench/cmd/narrowbandadapt.
 //
 // A job's keyterms (per-job vocabulary) are boosted by a tiny n-gram model
 // of the terms interpolated with those LMs in a search that lives for that

@@ -92,6 +92,17 @@ static int vad_step(fe_t *fe, const int16 *samples, size_t n, mfcc_t **buf, int 
 	return fe_get_vad_state(fe);
 }
 
+// set_mllr reads an MLLR transform and applies it to the decoder's Gaussians.
+// PocketSphinx reloads the means and variances from the model files before
+// transforming them, so applying the identity transform undoes a transform.
+// The decoder takes ownership of the transform.
+static int set_mllr(ps_decoder_t *ps, const char *path) {
+	ps_mllr_t *m = ps_mllr_read(path);
+	if (m == NULL) return -1;
+	if (ps_update_mllr(ps, m) == NULL) return -2;
+	return 0;
+}
+
 static void input_size(fe_t *fe, int *shift, int *size) { fe_get_input_size(fe, shift, size); }
 
 static mfcc_t **alloc_cep(int n, int size) {
@@ -132,6 +143,8 @@ func cArgs(args []string) (**C.char, func()) {
 // decoder is one PocketSphinx decoder; it serves one utterance at a time.
 type decoder struct {
 	ps *C.ps_decoder_t
+	// mllr is the path of the MLLR transform applied to the model, "" for none.
+	mllr string
 }
 
 func newDecoder(args []string, stockLM, domainLM string, domainWeight float64) (*decoder, error) {
@@ -165,6 +178,25 @@ func (d *decoder) close() {
 		C.ps_free(d.ps)
 		d.ps = nil
 	}
+}
+
+// setMLLR applies the MLLR transform in the file at path (the identity
+// transform at identity when path is ""), unless it is already applied.
+func (d *decoder) setMLLR(path, identity string) error {
+	if path == d.mllr {
+		return nil
+	}
+	file := path
+	if file == "" {
+		file = identity
+	}
+	cs := C.CString(file)
+	defer C.free(unsafe.Pointer(cs))
+	if rc := C.set_mllr(d.ps, cs); rc < 0 {
+		return fmt.Errorf("sphinx: applying the MLLR transform %s failed (%d)", file, int(rc))
+	}
+	d.mllr = path
+	return nil
 }
 
 // word is a recognised word with its frame span (100 frames per second),

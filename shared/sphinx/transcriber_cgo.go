@@ -25,8 +25,13 @@ type Transcriber struct {
 	log    *slog.Logger
 	pool   chan *decoder
 	all    []*decoder
-	lmDir  string
-	closed sync.Once
+	tmpDir string
+	// mappedMLLRPath and unmappedMLLRPath are the files of the MLLR
+	// transforms of the narrowband channels the map mostly applies to and of
+	// the others ("" for none), identityPath the identity transform's, which
+	// undoes them: decoders are shared by all channels and switch.
+	mappedMLLRPath, unmappedMLLRPath, identityPath string
+	closed                                         sync.Once
 }
 
 var _ callscribe.Transcriber = (*Transcriber)(nil)
@@ -71,13 +76,57 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 		}
 		t.narrow = m
 	}
+	dir, err := os.MkdirTemp("", "callscribe-sphinx-")
+	if err != nil {
+		return nil, err
+	}
+	t.tmpDir = dir
+	mllr := cfg.NarrowbandMLLR
+	if mllr == nil && !cfg.DisableNarrowbandMLLR {
+		if mllr, err = BuiltinNarrowbandMLLR(); err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("sphinx: the built-in narrowband MLLR transform: %w", err)
+		}
+	}
+	unmapped := cfg.NarrowbandUnmappedMLLR
+	if unmapped == nil && !cfg.DisableNarrowbandMLLR {
+		if unmapped, err = BuiltinNarrowbandUnmappedMLLR(); err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("sphinx: the built-in narrowband MLLR transform for unmapped channels: %w", err)
+		}
+	}
+	var transforms []*MLLR
+	if !cfg.DisableNarrowbandMLLR {
+		for _, x := range []struct {
+			m    *MLLR
+			path *string
+			name string
+		}{{mllr, &t.mappedMLLRPath, "mapped.mllr"}, {unmapped, &t.unmappedMLLRPath, "unmapped.mllr"}} {
+			if x.m == nil {
+				continue
+			}
+			if x.m.Classes != 1 {
+				// PocketSphinx applies the first class to every Gaussian.
+				os.RemoveAll(dir)
+				return nil, fmt.Errorf("sphinx: the narrowband MLLR transform has %d classes; the decoder applies one", x.m.Classes)
+			}
+			*x.path = filepath.Join(dir, x.name)
+			if err := os.WriteFile(*x.path, x.m.Format(), 0o600); err != nil {
+				os.RemoveAll(dir)
+				return nil, fmt.Errorf("sphinx: writing the MLLR transform: %w", err)
+			}
+			transforms = append(transforms, x.m)
+		}
+	}
+	if len(transforms) > 0 {
+		t.identityPath = filepath.Join(dir, "identity.mllr")
+		if err := os.WriteFile(t.identityPath, identityMLLR(transforms[0].Streams).Format(), 0o600); err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("sphinx: writing the MLLR transform: %w", err)
+		}
+	}
 	domain := ""
 	if cfg.DomainLMWeight > 0 {
-		dir, err := os.MkdirTemp("", "callscribe-lm-")
-		if err != nil {
-			return nil, err
-		}
-		t.lmDir = dir
 		domain = filepath.Join(dir, "domain.arpa")
 		text := cfg.DomainText
 		if text == "" {
@@ -122,8 +171,17 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 		t.Close()
 		return nil, fmt.Errorf("sphinx: the narrowband map is for %d-long cepstra, the model's are %d", t.narrow.Dim, t.all[0].cepDim())
 	}
+	for _, m := range transforms {
+		// The model's features are the cepstra with their deltas and
+		// double deltas, one stream each (1s_c_d_dd, -svspec).
+		dim := t.all[0].cepDim()
+		if err := m.checkStreams([]int{dim, dim, dim}); err != nil {
+			t.Close()
+			return nil, fmt.Errorf("sphinx: the narrowband MLLR transform does not fit the model: %w", err)
+		}
+	}
 	log.Info("sphinx decoders ready", "decoders", cfg.Decoders, "domain_lm_weight", max(cfg.DomainLMWeight, 0),
-		"narrowband_map", t.narrow != nil, "elapsed_ms", time.Since(start).Milliseconds())
+		"narrowband_map", t.narrow != nil, "narrowband_mllr", t.mappedMLLRPath != "", "narrowband_unmapped_mllr", t.unmappedMLLRPath != "", "elapsed_ms", time.Since(start).Milliseconds())
 	return t, nil
 }
 
@@ -134,8 +192,8 @@ func (t *Transcriber) Close() {
 			d := <-t.pool
 			d.close()
 		}
-		if t.lmDir != "" {
-			os.RemoveAll(t.lmDir)
+		if t.tmpDir != "" {
+			os.RemoveAll(t.tmpDir)
 		}
 	})
 }
@@ -224,6 +282,19 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 		return nil, nil, ctx.Err()
 	}
 	defer func() { t.pool <- d }()
+	// The acoustic model's adaptation for this channel (none for wideband),
+	// then the job's keyterms on the language model side.
+	mllr := ""
+	switch {
+	case rate > NarrowbandRate:
+	case weight >= 0.5:
+		mllr = t.mappedMLLRPath
+	default:
+		mllr = t.unmappedMLLRPath
+	}
+	if err := d.setMLLR(mllr, t.identityPath); err != nil {
+		return nil, nil, err
+	}
 	var report *callscribe.KeytermsReport
 	if len(keyterms) > 0 {
 		plan := t.plan(d, keyterms)
@@ -340,4 +411,30 @@ func (t *Transcriber) Cepstra(ctx context.Context, samples []int16, rate int) (c
 	defer func() { t.pool <- d }()
 	cep, err = d.cepstra(pcm)
 	return cep, d.cepDim(), err
+}
+
+// DecodedCepstra returns the cepstra the engine decodes for one channel of
+// audio at rate, taken whole (no VAD regions): for telephone-band audio they
+// are moved towards the narrowband map's output by the share the channel's
+// median pitch gives it, as Transcribe does. weight is that share (0 for
+// wideband audio or without a map). The narrowband adaptation trainer
+// (infra/bench/cmd/narrowbandadapt) fits on these.
+func (t *Transcriber) DecodedCepstra(ctx context.Context, samples []int16, rate int) (cep []float32, dim int, weight float64, err error) {
+	r := newResampler(samples, rate)
+	if t.narrow != nil && rate <= NarrowbandRate {
+		regions, err := findRegions(r, t.cfg.VADThreshold)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		weight = narrowbandMapWeight(medianPitch(r, regions))
+	}
+	if cep, dim, err = t.Cepstra(ctx, samples, rate); err != nil || weight <= 0 {
+		return cep, dim, weight, err
+	}
+	mapped := t.narrow.Apply(cep)
+	w := float32(weight)
+	for i := range mapped {
+		mapped[i] = w*mapped[i] + (1-w)*cep[i]
+	}
+	return mapped, dim, weight, nil
 }

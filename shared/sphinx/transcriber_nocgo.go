@@ -32,3 +32,8 @@ func (*Transcriber) Cepstra(context.Context, []int16, int) ([]float32, int, erro
 
 // Close does nothing.
 func (*Transcriber) Close() {}
+
+// DecodedCepstra always fails; a Transcriber cannot be constructed without cgo.
+func (*Transcriber) DecodedCepstra(context.Context, []int16, int) ([]float32, int, float64, error) {
+	return nil, 0, 0, ErrNoCgo
+}

@@ -243,7 +243,8 @@ func TestStereoTelephoneCall(t *testing.T) {
 	}
 
 	// AGENT_CHANNEL=1 swaps the aliases, not the ids.
-	swapped := &Transcriber{cfg: tr.cfg, log: tr.log, pool: tr.pool}
+	swapped := &Transcriber{cfg: tr.cfg, log: tr.log, pool: tr.pool, narrow: tr.narrow,
+		mappedMLLRPath: tr.mappedMLLRPath, unmappedMLLRPath: tr.unmappedMLLRPath, identityPath: tr.identityPath}
 	swapped.cfg.AgentChannel = 1
 	res2, err := swapped.Transcribe(context.Background(), callscribe.TranscriptionRequest{Audio: audio})
 	if err != nil {

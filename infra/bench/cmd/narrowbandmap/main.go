@@ -23,28 +23,21 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
-	"github.com/callscribe/callscribe/shared/audiodecode"
+	"github.com/callscribe/callscribe/infra/bench/internal/speechdata"
 	"github.com/callscribe/callscribe/shared/sphinx"
 )
 
-// defaultVoices is the training voice set the shipped map was fitted on. It mixes
-// low and high voices, and adds awb and kal16 with their vocal tract shortened
-// (sox pitch +250 and +500 cents): on the ASR bench a map fitted on
-// female-range voices alone, or on male voices alone, did worse on either kind
-// of voice, and the perturbed voices won on the dev set.
-const defaultVoices = "flite:awb,flite:kal16,espeak:en-us+f1,espeak:en-us+f2,espeak:en-us+f3,espeak:en-us+f4,espeak:en-us+m3,espeak:en-gb+f3," +
-	"flite:awb@250,flite:kal16@250,flite:awb@500,flite:kal16@500"
+// defaultVoices is the training voice set the shipped map was fitted on
+// (speechdata.MapVoices, which says why).
+const defaultVoices = speechdata.MapVoices
 
 func main() {
 	out := flag.String("out", "shared/sphinx/narrowband_map.json", "where to write the map")
@@ -59,7 +52,7 @@ func main() {
 	rate := flag.Float64("rate", 1e-3, "Adam step size for the hidden layer")
 	flag.Parse()
 
-	sentences, err := readSentences(*textPath)
+	sentences, err := speechdata.ReadSentences(*textPath)
 	if err != nil {
 		fatal(err)
 	}
@@ -119,7 +112,7 @@ func (t *trainer) fit(voiceList string) (*sphinx.FeatureMap, error) {
 	)
 	for _, voice := range voices {
 		for i, text := range t.sentences {
-			wide, narrow, err := synthesise(t.cache, voice, text)
+			wide, narrow, err := speechdata.Synthesise(t.cache, voice, text)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", voice, err)
 			}
@@ -177,80 +170,4 @@ func (t *trainer) fit(voiceList string) (*sphinx.FeatureMap, error) {
 	fmt.Printf("narrowbandmap: %s: %d training frames; held out %d frames: mean squared cepstral distance to wideband (after CMN) %.3f unmapped, %.3f mapped\n",
 		voiceList, fitter.Frames(), frames, before/float64(frames), after/float64(frames))
 	return m, nil
-}
-
-func readSentences(path string) ([]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line != "" && !strings.HasPrefix(line, "#") {
-			out = append(out, line)
-		}
-	}
-	return out, sc.Err()
-}
-
-// synthesise speaks text and returns it as 16 kHz and as 8 kHz mono PCM, both
-// converted by sox from the one synthesis. The pair is kept in cache under a
-// name made of the voice and a hash of the text.
-func synthesise(cache, voice, text string) (wide, narrow []int16, err error) {
-	spec, shift, _ := strings.Cut(voice, "@")
-	engine, name, ok := strings.Cut(spec, ":")
-	key := fmt.Sprintf("%x", sha256.Sum256([]byte(voice+"\x00"+text)))[:16]
-	base := filepath.Join(cache, strings.NewReplacer(":", "-", "+", "-").Replace(voice)+"-"+key)
-	if wide, err = readWAV(base + "-16k.wav"); err == nil {
-		if narrow, err = readWAV(base + "-8k.wav"); err == nil {
-			return wide, narrow, nil
-		}
-	}
-	raw := base + "-raw.wav"
-	defer os.Remove(raw)
-	var cmd *exec.Cmd
-	switch {
-	case ok && engine == "flite":
-		cmd = exec.Command("flite", "-voice", name, "-t", text, "-o", raw)
-	case ok && engine == "espeak":
-		cmd = exec.Command("espeak-ng", "-v", name, "-w", raw, text)
-	default:
-		return nil, nil, fmt.Errorf("voice %q: want flite:NAME or espeak:NAME", voice)
-	}
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return nil, nil, fmt.Errorf("%s: %v: %s", engine, err, b)
-	}
-	for _, rate := range []int{16000, 8000} {
-		conv := fmt.Sprintf("%s-%dk.wav", base, rate/1000)
-		args := []string{raw, "-r", fmt.Sprint(rate), "-c", "1", "-b", "16", conv}
-		if shift != "" {
-			// Vocal tract length perturbation: sox's pitch effect moves the
-			// whole spectrum, formants included, as a shorter or longer vocal
-			// tract would.
-			args = append(args, "pitch", shift)
-		}
-		if b, err := exec.Command("sox", args...).CombinedOutput(); err != nil {
-			return nil, nil, fmt.Errorf("sox: %v: %s", err, b)
-		}
-	}
-	if wide, err = readWAV(base + "-16k.wav"); err != nil {
-		return nil, nil, err
-	}
-	narrow, err = readWAV(base + "-8k.wav")
-	return wide, narrow, err
-}
-
-func readWAV(path string) ([]int16, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	a, err := audiodecode.DecodeWAV(data)
-	if err != nil {
-		return nil, err
-	}
-	return a.Channels[0], nil
 }
