@@ -3,11 +3,8 @@
 package sphinx
 
 import (
-	"context"
 	"strings"
 	"testing"
-
-	"github.com/callscribe/callscribe/shared/callscribe"
 )
 
 // scrambling is a transform that negates every mean but the energy terms
@@ -33,38 +30,7 @@ func scrambling() *MLLR {
 // recognised as without the transform.
 func TestNarrowbandMLLRAppliesToMappedTelephoneChannelsOnly(t *testing.T) {
 	transcriber(t) // skips when the model is missing
-	tr, err := NewTranscriber(Config{Decoders: 1, NarrowbandMLLR: scrambling()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tr.Close()
-	for i, c := range []struct {
-		voice, line string
-		rate        int
-		adapted     bool
-	}{
-		{"slt", agentLine, 8000, true},
-		{"rms", userLine, 8000, false},
-		{"slt", agentLine, 16000, false},
-	} {
-		speech := speak(t, c.voice, c.line, c.rate)
-		pcm := track(c.rate, 1+float64(len(speech))/float64(c.rate)+1, clip{1, speech})
-		res, err := tr.Transcribe(context.Background(), callscribe.TranscriptionRequest{Audio: wavOf(t, c.rate, pcm)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var text []string
-		for _, s := range res.Transcript {
-			text = append(text, s.Text)
-		}
-		w := wer(c.line, strings.Join(text, " "))
-		switch {
-		case c.adapted && w < 0.8:
-			t.Errorf("step %d, %s at %d Hz through a scrambling transform: WER %.0f%% (%q); the transform was not applied", i, c.voice, c.rate, 100*w, text)
-		case !c.adapted && w > 0.3:
-			t.Errorf("step %d, %s at %d Hz: WER %.0f%% (%q); the transform must not touch it", i, c.voice, c.rate, 100*w, text)
-		}
-	}
+	onlyHighTelephoneVoiceLost(t, Config{Decoders: 1, NarrowbandMLLR: scrambling()}, "a scrambling transform")
 }
 
 // A transform that does not fit the model, or one the decoder cannot apply,
