@@ -39,11 +39,11 @@ import (
 // Building the job's search costs a lexicon tree over the whole vocabulary,
 // about 0.4 s of CPU per channel, and scoring through three models instead of
 // two makes decoding slower: on the 8 kHz call set a keyterm job took about a
-// third more CPU, and the bench's peak memory rose from 124 to 354 MiB
-// (building the search takes about 60 MiB, mostly returned at the end of the
-// job; the rest of the peak is from decoding with it, not yet explained;
-// README, speech figures). Jobs without keyterms
-// pay nothing. Restricting the job's search to a smaller vocabulary, or
+// third more CPU, and building the search takes about 60 MiB per decoder,
+// freed at the end of the job and handed back to the system there
+// (keyterms_cgo.go: without that, glibc's per-thread arenas kept it and the
+// bench's peak grew from 124 to 354 MiB; README, speech figures). Jobs without
+// keyterms pay nothing. Restricting the job's search to a smaller vocabulary, or
 // reusing the live search's tree, would cut both; not done yet.
 
 // DefaultKeytermWeight is the keyterm model's interpolation weight. It was

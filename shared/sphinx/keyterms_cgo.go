@@ -10,7 +10,18 @@ package sphinx
 #include <sphinxbase/ngram_model.h>
 #include <sphinxbase/ckd_alloc.h>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #define KEYTERMS_SEARCH "keyterms"
+
+// release_freed_memory hands the C heap's free pages back to the system.
+static void release_freed_memory(void) {
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+}
 
 // in_dict reports whether word has a pronunciation in the decoder's dictionary.
 static int in_dict(ps_decoder_t *ps, const char *word) {
@@ -119,6 +130,14 @@ func (d *decoder) boost(sentences []string, w, domainWeight float64) (restore fu
 		if rc := C.keyterms_done(d.ps, cbase); rc < 0 {
 			return fmt.Errorf("sphinx: returning to search %q failed", base)
 		}
+		// The job's search (about 60 MiB) was allocated on whichever thread
+		// the cgo calls ran on, so glibc kept it in that thread's malloc
+		// arena when freed, and the next job's search, built on another
+		// thread, took fresh memory: measured on six calls of the 8 kHz call
+		// set with keyterms, peak RSS 390 MiB against 125 without keyterms,
+		// 190 with a single arena. Trimming after each search gives the
+		// freed pages back in every arena.
+		C.release_freed_memory()
 		return nil
 	}, nil
 }
