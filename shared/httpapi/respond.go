@@ -6,7 +6,6 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -114,8 +113,9 @@ func encodeBody(w http.ResponseWriter, r *http.Request, status int, body any) {
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(body); err != nil {
 		logger(r.Context()).Error("encoding a response failed", "err", err)
-		status, buf = http.StatusInternalServerError, bytes.NewBuffer(nil)
-		fmt.Fprintf(buf, `{"error":{"code":%q,"message":"An internal error occurred."},"requestId":%q}`+"\n", callscribe.CodeInternal, RequestID(r.Context()))
+		status = http.StatusInternalServerError
+		buf.Reset()
+		_ = enc.Encode(map[string]any{"error": map[string]any{"code": callscribe.CodeInternal, "message": internalErrorMessage}, "requestId": RequestID(r.Context())})
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
@@ -131,6 +131,9 @@ func encodeBody(w http.ResponseWriter, r *http.Request, status int, body any) {
 var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 const maxPooledBody = 64 << 10
+
+// internalErrorMessage is every 500's message: the cause is logged, never sent.
+const internalErrorMessage = "An internal error occurred. Quote the requestId when contacting support."
 
 // StatusClientClosedRequest is recorded for a request whose client
 // disconnected before the answer (never seen by a client).
@@ -155,7 +158,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	e := map[string]any{"code": code, "message": callscribe.ErrorMessage(err)}
 	if status == http.StatusInternalServerError {
-		e["message"] = "An internal error occurred. Quote the requestId when contacting support."
+		e["message"] = internalErrorMessage
 	}
 	var ce *callscribe.Error
 	if errors.As(err, &ce) && ce.Details != nil {

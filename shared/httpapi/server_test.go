@@ -476,3 +476,22 @@ func TestJSONAnswersCarryTheirContentLength(t *testing.T) {
 		}
 	}
 }
+
+// A body that cannot be encoded (here a stored result that is not JSON) gets
+// the spec's 500 shape, whole, never half a 200.
+func TestUnencodableBodyIsAnInternalError(t *testing.T) {
+	req := httptest.NewRequest(http.MethodGet, "/v1/transcriptions/x", nil)
+	req = req.WithContext(withRequest(req.Context(), "req-enc", slog.New(slog.NewJSONHandler(io.Discard, nil))))
+	rec := httptest.NewRecorder()
+	rec.Header().Set("X-Request-Id", "req-enc")
+	encodeBody(rec, req, http.StatusOK, map[string]any{"result": json.RawMessage(`{"not json`)})
+	if rec.Code != http.StatusInternalServerError {
+		t.Fatalf("status %d, body %s", rec.Code, rec.Body)
+	}
+	if got := rec.Header().Get("Content-Length"); got != strconv.Itoa(rec.Body.Len()) {
+		t.Errorf("Content-Length %q for a %d-byte body", got, rec.Body.Len())
+	}
+	if e := decodeError(t, rec); e.Error.Code != callscribe.CodeInternal || e.Error.Message != internalErrorMessage {
+		t.Errorf("error body %+v", e)
+	}
+}
