@@ -95,40 +95,20 @@ func main() {
 	cfg := sphinx.Config{Decoders: 1, DomainLMWeight: *weight, VADThreshold: *vad, DisableNarrowbandMap: *noMap, KeytermWeight: *keytermWeight, DisableNarrowbandMLLR: *noMLLR}
 	var keyterms map[string][]string
 	if *keytermsFile != "" {
-		b, err := os.ReadFile(*keytermsFile)
-		if err == nil {
-			err = json.Unmarshal(b, &keyterms)
-		}
-		if err != nil {
-			fatal(err)
-		}
+		keyterms = fromFile(*keytermsFile, func(b []byte) (map[string][]string, error) {
+			var m map[string][]string
+			err := json.Unmarshal(b, &m)
+			return m, err
+		})
 	}
 	if *mapFile != "" {
-		b, err := os.ReadFile(*mapFile)
-		if err == nil {
-			cfg.NarrowbandMap, err = sphinx.ParseFeatureMap(b)
-		}
-		if err != nil {
-			fatal(err)
-		}
+		cfg.NarrowbandMap = fromFile(*mapFile, sphinx.ParseFeatureMap)
 	}
 	if *mllrFile != "" {
-		b, err := os.ReadFile(*mllrFile)
-		if err == nil {
-			cfg.NarrowbandMLLR, err = sphinx.ParseMLLR(b)
-		}
-		if err != nil {
-			fatal(err)
-		}
+		cfg.NarrowbandMLLR = fromFile(*mllrFile, sphinx.ParseMLLR)
 	}
 	if *unmappedMLLRFile != "" {
-		b, err := os.ReadFile(*unmappedMLLRFile)
-		if err == nil {
-			cfg.NarrowbandUnmappedMLLR, err = sphinx.ParseMLLR(b)
-		}
-		if err != nil {
-			fatal(err)
-		}
+		cfg.NarrowbandUnmappedMLLR = fromFile(*unmappedMLLRFile, sphinx.ParseMLLR)
 	}
 	if *extra != "" {
 		cfg.ExtraArgs = strings.Fields(*extra)
@@ -150,6 +130,19 @@ func main() {
 	if err != nil {
 		fatal(err)
 	}
+}
+
+// fromFile reads a flag's file and parses it, or stops the bench.
+func fromFile[T any](path string, parse func([]byte) (T, error)) T {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		fatal(err)
+	}
+	v, err := parse(b)
+	if err != nil {
+		fatal(fmt.Errorf("%s: %w", path, err))
+	}
+	return v
 }
 
 func fatal(err error) {
