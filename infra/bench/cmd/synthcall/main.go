@@ -39,6 +39,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/callscribe/callscribe/infra/bench/internal/speechdata"
 	"github.com/callscribe/callscribe/shared/audiodecode"
 )
 
@@ -183,15 +184,7 @@ func synth(dir string, i int, voice, text string, rate int) ([]int16, error) {
 	if b, err := exec.Command("sox", raw, "-r", fmt.Sprint(rate), "-c", "1", "-b", "16", conv).CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("sox: %v: %s", err, b)
 	}
-	data, err := os.ReadFile(conv)
-	if err != nil {
-		return nil, err
-	}
-	a, err := audiodecode.DecodeWAV(data)
-	if err != nil {
-		return nil, err
-	}
-	return a.Channels[0], nil
+	return speechdata.ReadWAV(conv)
 }
 
 // audible returns the first and last sample louder than -40 dBFS, so reference
