@@ -48,14 +48,20 @@ func jsonProblem(err error) string {
 
 // formatTime renders timestamps as ISO 8601 UTC with millisecond precision, the
 // precision the service keeps, so a value read back can be sent as created_after:
-// the layout "2006-01-02T15:04:05.000Z", written digit by digit because every
-// list item has two and time.Format interprets its layout on each call.
-// Years outside 0-9999 (never stored) fall back to time.Format.
+// the layout "2006-01-02T15:04:05.000Z" (see appendTime).
 func formatTime(t time.Time) string {
+	var b [24]byte
+	return string(appendTime(b[:0], t))
+}
+
+// appendTime appends formatTime's text, written digit by digit because every
+// list item has two and time.Format interprets its layout on each call. Years
+// outside 0-9999 (never stored) fall back to time.Format.
+func appendTime(dst []byte, t time.Time) []byte {
 	t = t.UTC()
 	year, month, day := t.Date()
 	if year < 0 || year > 9999 {
-		return t.Format("2006-01-02T15:04:05.000Z")
+		return t.AppendFormat(dst, "2006-01-02T15:04:05.000Z")
 	}
 	hour, minute, second := t.Clock()
 	var b [24]byte
@@ -79,5 +85,14 @@ func formatTime(t time.Time) string {
 	b[19] = '.'
 	put(20, 3, t.Nanosecond()/int(time.Millisecond))
 	b[23] = 'Z'
-	return string(b[:])
+	return append(dst, b[:]...)
+}
+
+// apiTime is a timestamp that encodes as formatTime's text; list items hold
+// it so their appender writes the digits straight into the body.
+type apiTime time.Time
+
+func (t apiTime) MarshalJSON() ([]byte, error) {
+	b := append(make([]byte, 0, 26), '"')
+	return append(appendTime(b, time.Time(t)), '"'), nil
 }

@@ -112,7 +112,7 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request, accountID stri
 		req.Limit = n
 	}
 	if v, ok := singleParam(q, "cursor"); ok {
-		pos, err := decodeCursor(s.cfg.CursorKey, accountID, v)
+		pos, err := decodeCursor(s.cursors, accountID, v)
 		if err != nil {
 			writeError(w, r, callscribe.Errorf(callscribe.CodeInvalidPagination, "cursor is malformed or was not issued for this listing; pass next_cursor unchanged or omit it."))
 			return
@@ -135,7 +135,7 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request, accountID stri
 		body.Transcriptions = append(body.Transcriptions, jobSummary(j))
 	}
 	if page.Next != nil {
-		next := encodeCursor(s.cfg.CursorKey, accountID, *page.Next)
+		next := encodeCursor(s.cursors, accountID, *page.Next)
 		body.NextCursor = &next
 	}
 	writeBody(w, r, http.StatusOK, body)
@@ -231,8 +231,8 @@ type jobSummaryResource struct {
 	OriginalFilename *string              `json:"original_filename"`
 	Language         *string              `json:"language"`
 	AudioSeconds     float64              `json:"audio_seconds"`
-	CreatedAt        string               `json:"created_at"`
-	UpdatedAt        string               `json:"updated_at"`
+	CreatedAt        apiTime              `json:"created_at"`
+	UpdatedAt        apiTime              `json:"updated_at"`
 }
 
 func jobSummary(j *callscribe.Job) jobSummaryResource {
@@ -242,8 +242,8 @@ func jobSummary(j *callscribe.Job) jobSummaryResource {
 		Status:           j.Status,
 		OriginalFilename: j.OriginalFilename,
 		AudioSeconds:     j.AudioSeconds,
-		CreatedAt:        formatTime(j.CreatedAt),
-		UpdatedAt:        formatTime(j.UpdatedAt),
+		CreatedAt:        apiTime(j.CreatedAt),
+		UpdatedAt:        apiTime(j.UpdatedAt),
 	}
 	if j.Language != "" {
 		item.Language = &j.Language

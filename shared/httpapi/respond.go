@@ -111,7 +111,15 @@ func encodeBody(w http.ResponseWriter, r *http.Request, status int, body any) {
 	}()
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(body); err != nil {
+	var err error
+	if a, ok := body.(jsonAppender); ok {
+		var b []byte
+		b, err = a.appendJSON(buf.AvailableBuffer())
+		buf.Write(b) // b was appended in buf's spare capacity, if it fitted
+	} else {
+		err = enc.Encode(body)
+	}
+	if err != nil {
 		logger(r.Context()).Error("encoding a response failed", "err", err)
 		status = http.StatusInternalServerError
 		buf.Reset()

@@ -134,7 +134,7 @@ func TestSubmitTranscriptionStoresAudioJobAndMessage(t *testing.T) {
 	e := newEnv(t)
 	ctx := callscribe.WithRequestID(context.Background(), "req-1")
 	req := upload("acct", wav(t, 3))
-	req.Language, req.Metadata = " en-US ", ` {"crm":"42"} `
+	req.Language, req.Metadata = " en-US ", " {\"crm\": \"42\",\n \"tag\" : [1, 2]} "
 	job, err := e.svc.SubmitTranscription(ctx, req)
 	if err != nil {
 		t.Fatal(err)
@@ -144,7 +144,7 @@ func TestSubmitTranscriptionStoresAudioJobAndMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	if stored.Status != callscribe.StatusQueued || stored.Type != callscribe.TypeTranscription || stored.AudioSeconds != 3 ||
-		stored.Language != "en-US" || string(stored.Metadata) != `{"crm":"42"}` || *stored.OriginalFilename != "call.wav" ||
+		stored.Language != "en-US" || string(stored.Metadata) != `{"crm":"42","tag":[1,2]}` || // stored compact: reads send it as it is *stored.OriginalFilename != "call.wav" ||
 		stored.QuotaMonth != "2026-11" || !stored.CreatedAt.Equal(e.now) {
 		t.Fatalf("stored job %+v", stored)
 	}

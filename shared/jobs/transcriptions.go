@@ -133,7 +133,13 @@ func parseMetadata(raw string) (json.RawMessage, error) {
 	if trimmed[0] != '{' || json.Unmarshal(trimmed, &obj) != nil {
 		return nil, invalid
 	}
-	return json.RawMessage(trimmed), nil
+	// Stored compact, as encoding/json would send it: reads write the stored
+	// bytes into the Job resource as they are.
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, trimmed); err != nil {
+		return nil, invalid
+	}
+	return json.RawMessage(compact.Bytes()), nil
 }
 
 // submit enqueues the job's work. When the queue refuses, the stored job is
