@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
@@ -26,15 +27,25 @@ func accountTag(accountID string) string {
 	return hex.EncodeToString(sum[:6])
 }
 
-func encodeCursor(key []byte, accountID string, p callscribe.Position) string {
-	payload, _ := json.Marshal(cursorPayload{V: 1, A: accountTag(accountID), T: p.CreatedAt.UnixNano(), I: p.JobID})
-	return identity.Sign(key, payload)
+// encodeCursor writes the payload as encoding/json would write cursorPayload
+// (decodeCursor reads it with encoding/json), by hand: it is on every list
+// page with a next one.
+func encodeCursor(signer *identity.Signer, accountID string, p callscribe.Position) string {
+	var buf [128]byte
+	payload := append(buf[:0], `{"v":1,"a":`...)
+	payload = appendJSONString(payload, accountTag(accountID))
+	payload = append(payload, `,"t":`...)
+	payload = strconv.AppendInt(payload, p.CreatedAt.UnixNano(), 10)
+	payload = append(payload, `,"i":`...)
+	payload = appendJSONString(payload, p.JobID)
+	payload = append(payload, '}')
+	return signer.Sign(payload)
 }
 
 var errBadCursor = errors.New("bad cursor")
 
-func decodeCursor(key []byte, accountID, cursor string) (*callscribe.Position, error) {
-	payload, err := identity.Open(key, cursor)
+func decodeCursor(signer *identity.Signer, accountID, cursor string) (*callscribe.Position, error) {
+	payload, err := signer.Open(cursor)
 	if err != nil {
 		return nil, errBadCursor
 	}

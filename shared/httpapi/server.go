@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
+	"github.com/callscribe/callscribe/shared/identity"
 	"github.com/callscribe/callscribe/shared/jobs"
 	"github.com/callscribe/callscribe/shared/ratelimit"
 )
@@ -88,6 +89,8 @@ type Server struct {
 	emptyJobID map[string]http.HandlerFunc
 	// perKey and perAddress are the request-rate limiters (ratelimit.go).
 	perKey, perAddress *ratelimit.Limiter
+	// cursors signs and opens pagination cursors with cfg.CursorKey.
+	cursors *identity.Signer
 }
 
 // Route names a registered pattern, so a Lambda function can serve only its own.
@@ -209,7 +212,8 @@ func newServer(deps Deps, cfg Config) *Server {
 	if deps.NewID == nil {
 		deps.NewID = func() string { return uuid.NewString() }
 	}
-	s := &Server{deps: deps, cfg: cfg, mux: http.NewServeMux(), emptyJobID: map[string]http.HandlerFunc{}}
+	s := &Server{deps: deps, cfg: cfg, mux: http.NewServeMux(), emptyJobID: map[string]http.HandlerFunc{},
+		cursors: identity.NewSigner(cfg.CursorKey)}
 	s.initRateLimits()
 	return s
 }

@@ -235,9 +235,15 @@ func TestParseLimit(t *testing.T) {
 }
 
 func TestCursorIsBoundToAccountAndTamperEvident(t *testing.T) {
-	key := []byte("k")
+	key := identity.NewSigner([]byte("k"))
 	pos := callscribe.Position{CreatedAt: time.Date(2026, 11, 21, 10, 0, 0, 123000000, time.UTC), JobID: "6f1c9a4e-8a43-4c1b-9a55-0d6c2d0b4a11"}
 	c := encodeCursor(key, "acct-a", pos)
+	// The hand-written payload is the JSON of cursorPayload (which decodeCursor reads).
+	payload, err := identity.Open([]byte("k"), c)
+	want, _ := json.Marshal(cursorPayload{V: 1, A: accountTag("acct-a"), T: pos.CreatedAt.UnixNano(), I: pos.JobID})
+	if err != nil || string(payload) != string(want) {
+		t.Fatalf("payload %s, %v; want %s", payload, err, want)
+	}
 	got, err := decodeCursor(key, "acct-a", c)
 	if err != nil || !got.CreatedAt.Equal(pos.CreatedAt) || got.JobID != pos.JobID {
 		t.Fatalf("round trip: %+v, %v", got, err)
@@ -245,7 +251,7 @@ func TestCursorIsBoundToAccountAndTamperEvident(t *testing.T) {
 	if _, err := decodeCursor(key, "acct-b", c); err == nil {
 		t.Fatal("another account's cursor accepted")
 	}
-	if _, err := decodeCursor([]byte("other"), "acct-a", c); err == nil {
+	if _, err := decodeCursor(identity.NewSigner([]byte("other")), "acct-a", c); err == nil {
 		t.Fatal("cursor signed with another key accepted")
 	}
 	for i := range c {

@@ -1,7 +1,9 @@
 package identity
 
 import (
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -67,4 +69,44 @@ func TestSessionsVerifyExpiryAndTampering(t *testing.T) {
 	if _, err := s.Verify(tok); err == nil {
 		t.Fatal("expired token accepted")
 	}
+}
+
+// A Signer's tokens are the package's, open with it, refuse tampering and
+// another key, and stay right under concurrent use (its HMAC states are pooled
+// and reset between uses).
+func TestSignerMatchesSignAndOpen(t *testing.T) {
+	key := []byte("cursor-key")
+	s := NewSigner(key)
+	other := NewSigner([]byte("other-key"))
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 200 {
+				payload := []byte(fmt.Sprintf(`{"g":%d,"i":%d}`, g, i))
+				token := s.Sign(payload)
+				if token != Sign(key, payload) {
+					t.Errorf("Signer token %q differs from Sign's", token)
+					return
+				}
+				got, err := s.Open(token)
+				if err != nil || string(got) != string(payload) {
+					t.Errorf("Open(%q) = %s, %v", token, got, err)
+					return
+				}
+				if _, err := other.Open(token); err == nil {
+					t.Error("a token opened with another key")
+					return
+				}
+				tampered := []byte(token)
+				tampered[i%len(tampered)] ^= 1
+				if _, err := s.Open(string(tampered)); err == nil {
+					t.Errorf("tampered token %q opened", tampered)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
