@@ -21,6 +21,10 @@ type LabelledCall struct {
 	// polite_unresolved, follow_up; original for the first 48 calls, written
 	// next to the lexicon). Optional; it changes nothing in the scoring.
 	Style string `json:"style,omitempty"`
+	// TrainOnly marks calls written after the seeded split, to train on only:
+	// they are always in train and outside the split's rule (TestSplitAssignment)
+	// and the evaluation set's composition (TestLabelledSetComposition).
+	TrainOnly bool `json:"train_only,omitempty"`
 	// Text is the dialogue, read by LoadLabelledSet.
 	Text string `json:"-"`
 }

@@ -118,6 +118,12 @@ func TestSplitAssignment(t *testing.T) {
 				t.Errorf("%s is in both %s and %s", c.File, prev, name)
 			}
 			files[c.File] = name
+			if c.TrainOnly {
+				if name != "train" {
+					t.Errorf("train-only call %s is in %s", c.File, name)
+				}
+				continue
+			}
 			if c.Style == "original" {
 				if name != "train" {
 					t.Errorf("original call %s is in %s, want train", c.File, name)
@@ -156,12 +162,15 @@ func TestLabelledSetComposition(t *testing.T) {
 	primary := map[string]int{}
 	outcome := map[string]int{}
 	for name, calls := range splits {
-		total += len(calls)
 		inSplit := map[string]bool{}
 		for _, c := range calls {
 			if c.Style == "" {
 				t.Errorf("%s/%s has no style", name, c.File)
 			}
+			if c.TrainOnly {
+				continue // added later to train on; the evaluation set is the rest
+			}
+			total++
 			style[c.Style]++
 			primary[c.CallReason[0]]++
 			outcome[c.CallOutcome]++
