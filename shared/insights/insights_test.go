@@ -416,7 +416,7 @@ func TestModelIsReproducible(t *testing.T) {
 
 // TestDevSplitAccuracy keeps the trained model's dev figures (the split its
 // settings were chosen on; make train-insights prints them) from slipping:
-// the floors sit one call below the measured 62.2% (first reason), 91.9% and
+// the floors sit one call below the measured 70.3% (first reason), 91.9% and
 // 78.4%.
 func TestDevSplitAccuracy(t *testing.T) {
 	calls, err := LoadLabelledSet("../../testdata/insights-dev")
@@ -425,7 +425,7 @@ func TestDevSplitAccuracy(t *testing.T) {
 	}
 	s := scoreCalls(t, calls).Scores()
 	t.Logf("dev: call_reason %.1f%% (top-1 %.1f%%), sentiment %.1f%%, outcome %.1f%%", 100*s.ReasonHit, 100*s.ReasonTop1, 100*s.Sentiment, 100*s.Outcome)
-	requireFloors(t, "dev ", floor{"call_reason first value", s.ReasonTop1, 0.59}, floor{"customer_sentiment", s.Sentiment, 0.89}, floor{"call_outcome", s.Outcome, 0.75})
+	requireFloors(t, "dev ", floor{"call_reason first value", s.ReasonTop1, 0.67}, floor{"customer_sentiment", s.Sentiment, 0.89}, floor{"call_outcome", s.Outcome, 0.75})
 }
 
 // TestModelDecisionIsReported: on a whole call the trained model runs for its
