@@ -310,6 +310,8 @@ func ExperimentMethods() []Method {
 		{Name: "phonetic-features+turns", FeatureSets: with(both)},
 		{Name: "augment", Augment: true, FeatureSets: with(same)},
 		{Name: "augment+phonetic+turns", Augment: true, PhoneticMatch: true, FeatureSets: with(both)},
+		{Name: "augment+turns", Augment: true, FeatureSets: with(turns)},
+		{Name: "augment+phonetic-features+turns", Augment: true, FeatureSets: with(both)},
 	}
 	for i := range ms {
 		ms[i].Lambdas = lambdas
