@@ -459,9 +459,9 @@ func scanJob(row rowScanner, extra ...any) (*callscribe.Job, error) {
 // after row.
 type listedRow struct {
 	id, status, sourceJobID, language string
-	jobType, filename                            sql.NullString
-	audioSeconds                                 float64
-	createdAt, updatedAt                         int64
+	jobType, filename                 sql.NullString
+	audioSeconds                      float64
+	createdAt, updatedAt              int64
 }
 
 // dest is the row's targets in listedColumns order.
