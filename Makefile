@@ -12,6 +12,7 @@ run: deps-speech web
 
 ## test: install what the tests need, build the dashboard, then run every test and a short fuzz pass.
 test: deps web
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed:" $$unformatted; exit 1; fi
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
 	$(MAKE) fuzz
