@@ -2,11 +2,12 @@ package httpapi
 
 import (
 	"bytes"
-	"encoding/json"
 	"math"
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/callscribe/callscribe/shared/callscribe"
 )
 
 // The two hottest bodies, the Job resource (GET job) and a list page, are
@@ -26,30 +27,40 @@ type jsonAppender interface {
 	appendJSON(dst []byte) ([]byte, error)
 }
 
-func (b *jobResource) appendJSON(dst []byte) ([]byte, error) {
+// appendJobHead opens both job bodies, which start with the same three
+// fields.
+func appendJobHead(dst []byte, id string, jobType callscribe.JobType, status callscribe.JobStatus) []byte {
 	dst = append(dst, `{"job_id":`...)
-	dst = appendJSONString(dst, b.JobID)
+	dst = appendJSONString(dst, id)
 	dst = append(dst, `,"type":`...)
-	dst = appendJSONString(dst, string(b.Type))
+	dst = appendJSONString(dst, string(jobType))
 	dst = append(dst, `,"status":`...)
-	dst = appendJSONString(dst, string(b.Status))
+	return appendJSONString(dst, string(status))
+}
+
+// appendTimes writes the created_at and updated_at pair both job bodies have.
+func appendTimes(dst []byte, created, updated apiTime) []byte {
+	dst = append(dst, `,"created_at":"`...)
+	dst = appendTime(dst, time.Time(created))
+	dst = append(dst, `","updated_at":"`...)
+	dst = appendTime(dst, time.Time(updated))
+	return append(dst, '"')
+}
+
+func (b *jobResource) appendJSON(dst []byte) ([]byte, error) {
+	dst = appendJobHead(dst, b.JobID, b.Type, b.Status)
 	if b.SourceJobID != "" {
 		dst = append(dst, `,"source_job_id":`...)
 		dst = appendJSONString(dst, b.SourceJobID)
 	}
-	dst = append(dst, `,"created_at":`...)
-	dst = appendJSONString(dst, b.CreatedAt)
-	dst = append(dst, `,"updated_at":`...)
-	dst = appendJSONString(dst, b.UpdatedAt)
+	dst = appendTimes(dst, b.CreatedAt, b.UpdatedAt)
 	if len(b.Result) > 0 {
 		dst = append(dst, `,"result":`...)
 		dst = appendRawJSON(dst, b.Result)
 	}
 	if b.Error != nil {
 		var e bytes.Buffer
-		enc := json.NewEncoder(&e)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(b.Error); err != nil {
+		if err := bodyEncoder(&e).Encode(b.Error); err != nil {
 			return dst, err
 		}
 		dst = append(dst, `,"error":`...)
@@ -95,23 +106,15 @@ func (b *jobListPage) appendJSON(dst []byte) ([]byte, error) {
 }
 
 func (j *jobSummaryResource) appendJSON(dst []byte) []byte {
-	dst = append(dst, `{"job_id":`...)
-	dst = appendJSONString(dst, j.JobID)
-	dst = append(dst, `,"type":`...)
-	dst = appendJSONString(dst, string(j.Type))
-	dst = append(dst, `,"status":`...)
-	dst = appendJSONString(dst, string(j.Status))
+	dst = appendJobHead(dst, j.JobID, j.Type, j.Status)
 	dst = append(dst, `,"original_filename":`...)
 	dst = appendOptionalString(dst, j.OriginalFilename)
 	dst = append(dst, `,"language":`...)
 	dst = appendOptionalString(dst, j.Language)
 	dst = append(dst, `,"audio_seconds":`...)
 	dst = appendJSONFloat(dst, j.AudioSeconds)
-	dst = append(dst, `,"created_at":"`...)
-	dst = appendTime(dst, time.Time(j.CreatedAt))
-	dst = append(dst, `","updated_at":"`...)
-	dst = appendTime(dst, time.Time(j.UpdatedAt))
-	return append(dst, `"}`...)
+	dst = appendTimes(dst, j.CreatedAt, j.UpdatedAt)
+	return append(dst, '}')
 }
 
 func appendOptionalString(dst []byte, s *string) []byte {

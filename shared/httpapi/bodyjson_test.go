@@ -50,7 +50,7 @@ func TestBodyAppendersMatchEncodingJSON(t *testing.T) {
 	for _, s := range awkwardStrings {
 		job := &jobResource{
 			JobID: s, Type: callscribe.JobType(s), Status: callscribe.JobStatus(s), SourceJobID: s,
-			CreatedAt: s, UpdatedAt: s, RequestID: s, Keyterms: []string{s, "Acme", s},
+			CreatedAt: apiTime(when), UpdatedAt: apiTime(when.Add(time.Minute)), RequestID: s, Keyterms: []string{s, "Acme", s},
 			Result:   json.RawMessage(`{"summary":"x \u003c y","tags":["a","b"],"n":1.5}`),
 			Metadata: json.RawMessage(`{"k":[1,2,{"z":null}]}`),
 		}
@@ -86,10 +86,14 @@ func TestBodyAppendersMatchEncodingJSON(t *testing.T) {
 	// write (never stored, but not to be garbled either).
 	for _, at := range []time.Time{{}, time.Unix(0, 0), time.Unix(0, 999999999), time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
 		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC), when} {
-		page := &jobListPage{Transcriptions: []jobSummaryResource{{CreatedAt: apiTime(at), UpdatedAt: apiTime(at)}}}
-		got, want := appended(t, page), referenceJSON(t, page)
-		if !bytes.Equal(got, want) || !bytes.Contains(got, []byte(`"created_at":"`+formatTime(at)+`"`)) {
-			t.Errorf("time %v:\n got %s\nwant %s", at, got, want)
+		for _, body := range []jsonAppender{
+			&jobListPage{Transcriptions: []jobSummaryResource{{CreatedAt: apiTime(at), UpdatedAt: apiTime(at)}}},
+			&jobResource{CreatedAt: apiTime(at), UpdatedAt: apiTime(at)},
+		} {
+			got, want := appended(t, body), referenceJSON(t, body)
+			if !bytes.Equal(got, want) || !bytes.Contains(got, []byte(`"created_at":"`+formatTime(at)+`"`)) {
+				t.Errorf("%T time %v:\n got %s\nwant %s", body, at, got, want)
+			}
 		}
 	}
 
@@ -130,7 +134,7 @@ func FuzzBodyAppenders(f *testing.F) {
 			seconds = 0 // encoding/json refuses them; the appender writes 0
 		}
 		job := &jobResource{JobID: a, Type: callscribe.JobType(b), Status: callscribe.StatusSucceeded, SourceJobID: b,
-			CreatedAt: a, UpdatedAt: b, RequestID: a, Keyterms: []string{a, b}}
+			CreatedAt: apiTime(time.Unix(0, nanos)), UpdatedAt: apiTime(time.Unix(0, -nanos)), RequestID: a, Keyterms: []string{a, b}}
 		if got, want := appended(t, job), referenceJSON(t, job); !bytes.Equal(got, want) {
 			t.Fatalf("job:\n got %s\nwant %s", got, want)
 		}

@@ -88,8 +88,8 @@ func appendTime(dst []byte, t time.Time) []byte {
 	return append(dst, b[:]...)
 }
 
-// apiTime is a timestamp that encodes as formatTime's text; list items hold
-// it so their appender writes the digits straight into the body.
+// apiTime is a timestamp that encodes as formatTime's text; the job bodies
+// hold it so their appenders write the digits straight into the body.
 type apiTime time.Time
 
 func (t apiTime) MarshalJSON() ([]byte, error) {

@@ -55,8 +55,8 @@ type jobResource struct {
 	Type        callscribe.JobType   `json:"type"`
 	Status      callscribe.JobStatus `json:"status"`
 	SourceJobID string               `json:"source_job_id,omitempty"`
-	CreatedAt   string               `json:"created_at"`
-	UpdatedAt   string               `json:"updated_at"`
+	CreatedAt   apiTime              `json:"created_at"`
+	UpdatedAt   apiTime              `json:"updated_at"`
 	Result      json.RawMessage      `json:"result,omitempty"`
 	Error       *callscribe.JobError `json:"error,omitempty"`
 	Metadata    json.RawMessage      `json:"metadata,omitempty"`
@@ -73,8 +73,8 @@ func jobBody(job *callscribe.Job) *jobResource {
 		Type:        job.Type.OrDefault(),
 		Status:      job.Status,
 		SourceJobID: job.SourceJobID,
-		CreatedAt:   formatTime(job.CreatedAt),
-		UpdatedAt:   formatTime(job.UpdatedAt),
+		CreatedAt:   apiTime(job.CreatedAt),
+		UpdatedAt:   apiTime(job.UpdatedAt),
 		Metadata:    job.Metadata,
 		Keyterms:    job.Keyterms,
 	}

@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -109,21 +110,19 @@ func encodeBody(w http.ResponseWriter, r *http.Request, status int, body any) {
 			bodyBuffers.Put(buf)
 		}
 	}()
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
 	var err error
 	if a, ok := body.(jsonAppender); ok {
 		var b []byte
 		b, err = a.appendJSON(buf.AvailableBuffer())
 		buf.Write(b) // b was appended in buf's spare capacity, if it fitted
 	} else {
-		err = enc.Encode(body)
+		err = bodyEncoder(buf).Encode(body)
 	}
 	if err != nil {
 		logger(r.Context()).Error("encoding a response failed", "err", err)
 		status = http.StatusInternalServerError
 		buf.Reset()
-		_ = enc.Encode(map[string]any{"error": map[string]any{"code": callscribe.CodeInternal, "message": internalErrorMessage}, "requestId": RequestID(r.Context())})
+		_ = bodyEncoder(buf).Encode(map[string]any{"error": map[string]any{"code": callscribe.CodeInternal, "message": internalErrorMessage}, "requestId": RequestID(r.Context())})
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
@@ -132,6 +131,14 @@ func encodeBody(w http.ResponseWriter, r *http.Request, status int, body any) {
 	if _, err := w.Write(buf.Bytes()); err != nil {
 		logger(r.Context()).Warn("writing response failed", "err", err)
 	}
+}
+
+// bodyEncoder is how every response body is encoded: encoding/json without
+// HTML escaping (the bodies are JSON for API clients, not HTML).
+func bodyEncoder(w io.Writer) *json.Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc
 }
 
 // bodyBuffers recycles response buffers; one that grew past maxPooledBody (a
