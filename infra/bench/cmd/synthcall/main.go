@@ -28,7 +28,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -142,19 +141,14 @@ func run(in, out string, rate int, mp3 string, kbps int, refPath, agentVoice, us
 }
 
 func readDialogue(path string) ([]Turn, error) {
-	f, err := os.Open(path)
+	lines, err := speechdata.ReadLines(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	var turns []Turn
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		who, text, ok := strings.Cut(line, ":")
+	for _, line := range lines {
+		n := line.N
+		who, text, ok := strings.Cut(line.Text, ":")
 		text = strings.TrimSpace(text)
 		switch who = strings.TrimSpace(who); {
 		case !ok || text == "":
@@ -170,7 +164,7 @@ func readDialogue(path string) ([]Turn, error) {
 	if len(turns) == 0 {
 		return nil, errors.New(path + ": no turns")
 	}
-	return turns, sc.Err()
+	return turns, nil
 }
 
 // synth speaks text with flite and converts it to the call's rate with sox

@@ -24,22 +24,42 @@ import (
 const MapVoices = "flite:awb,flite:kal16,espeak:en-us+f1,espeak:en-us+f2,espeak:en-us+f3,espeak:en-us+f4,espeak:en-us+m3,espeak:en-gb+f3," +
 	"flite:awb@250,flite:kal16@250,flite:awb@500,flite:kal16@500"
 
-// ReadSentences reads one sentence a line, skipping blank lines and # comments.
-func ReadSentences(path string) ([]string, error) {
+// Line is a line of a text file with its 1-based number in the file.
+type Line struct {
+	N    int
+	Text string
+}
+
+// ReadLines reads a text file's lines, trimmed, skipping blank lines and #
+// comments, keeping each line's number for error messages.
+func ReadLines(path string) ([]Line, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var out []string
+	var out []Line
 	sc := bufio.NewScanner(f)
-	for sc.Scan() {
+	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
 		if line != "" && !strings.HasPrefix(line, "#") {
-			out = append(out, line)
+			out = append(out, Line{N: n, Text: line})
 		}
 	}
 	return out, sc.Err()
+}
+
+// ReadSentences reads one sentence a line, skipping blank lines and # comments.
+func ReadSentences(path string) ([]string, error) {
+	lines, err := ReadLines(path)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = l.Text
+	}
+	return out, nil
 }
 
 // Synthesise speaks text and returns it as 16 kHz and as 8 kHz mono PCM, both
