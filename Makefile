@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO    ?= go
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: run test deps deps-speech deps-aws deps-web web build test-go fuzz bench-asr bench-insights train-insights bench-api bench-coldstart bench narrowband-map narrowband-adapt run-aws-local deploy clean
+.PHONY: run test deps deps-speech deps-aws deps-web web build test-go fuzz bench-asr bench-insights train-insights bench-api bench-coldstart bench narrowband-map narrowband-adapt lm-text run-aws-local deploy clean
 
 ## run: start the whole service locally on the embedded stack (SQLite, disk, in-process queue),
 ## with the web dashboard at / (built first).
@@ -61,6 +61,11 @@ narrowband-adapt: deps-speech
 ## net/http handler, and peak RSS under 16 concurrent 10 MiB uploads (wrk; local stack).
 bench-api: deps-speech
 	@bash infra/bench/api.sh
+
+## lm-text: regenerate the speech engine's second domain-LM text (shared/sphinx/lmdata/calls.txt)
+## from the tagger's train calls (never the ASR dev set, the dialogues, or the tagger's dev and test splits).
+lm-text: deps-speech
+	$(GO) run ./infra/bench/cmd/lmtext -train testdata/insights -out shared/sphinx/lmdata/calls.txt
 
 ## train-insights: train the tagger's linear model on the train split, settings chosen on dev; writes shared/insights/model.json.
 train-insights:

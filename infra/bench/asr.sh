@@ -13,6 +13,10 @@
 # feature map was chosen on: the first 24 of the 48 original labelled calls
 # (testdata/insights/callNN.txt, two digits; not the calls added by issue 12),
 # same voices, 8 kHz WAV. Choose engine changes on it, not on the call set.
+# The "tagger-dev" variant decodes the tagger's dev split (testdata/insights-dev,
+# 37 calls written by other hands than the original 48, in six styles) the same
+# way: the domain LM reads calls 25-48 of the original set, written next to the
+# dev set's 1-24, so language-model choices are checked here as well.
 #
 # Keyterms (issue 12): each call's product, company and person names and domain
 # terms are in testdata/keyterms/calls.json (dev set: dev.json). The 16k, 8k
@@ -21,7 +25,7 @@
 # boosts them for that call only). Tune the keyterm weight on dev only
 # (ASR_ARGS="-keyterm-weight W"), never on the call set.
 #
-# Environment: ASR_VARIANTS (default "16k 8k 8k-mp3 librivox librivox-8k"; add "dev"), ASR_ARGS (extra
+# Environment: ASR_VARIANTS (default "16k 8k 8k-mp3 librivox librivox-8k"; add "dev", "tagger-dev"), ASR_ARGS (extra
 # asrbench flags, e.g. "-lm-weight -1" to measure without the domain LM, or
 # "-no-narrowband-mllr" without the 8 kHz MLLR transforms),
 # AGENT_VOICE (flite voice of the Agent channel, default slt; the User is rms),
@@ -36,7 +40,7 @@ if [[ $AGENT_VOICE != slt ]]; then
 fi
 VARIANTS=${ASR_VARIANTS:-"16k 8k 8k-mp3 librivox librivox-8k"}
 LIBRIVOX=/usr/share/pocketsphinx/test/data/librivox
-mkdir -p "$CACHE/bin" "$CACHE/calls16k" "$CACHE/calls8k" "$CACHE/dev8k"
+mkdir -p "$CACHE/bin" "$CACHE/calls16k" "$CACHE/calls8k" "$CACHE/dev8k" "$CACHE/tagger-dev8k"
 
 go build -o "$CACHE/bin/synthcall" ./infra/bench/cmd/synthcall
 go build -o "$CACHE/bin/asrbench" ./infra/bench/cmd/asrbench
@@ -64,6 +68,15 @@ if [[ " $VARIANTS " == *" dev "* || " $VARIANTS " == *" dev-keyterms "* ]]; then
 	done
 fi
 
+if [[ " $VARIANTS " == *" tagger-dev "* ]]; then
+	for f in testdata/insights-dev/call*.txt; do
+		name=$(basename "$f" .txt)
+		if [[ ! "$CACHE/tagger-dev8k/$name.json" -nt "$f" ]]; then
+			"$CACHE/bin/synthcall" -in "$f" -out "$CACHE/tagger-dev8k/$name.wav" -rate 8000 -ref "$CACHE/tagger-dev8k/$name.json" -agent-voice "$AGENT_VOICE"
+		fi
+	done
+fi
+
 # Each variant runs on its own core (one decoder, GOMAXPROCS=1); with more
 # variants than cores they queue. Results print in the order asked.
 cores=$(nproc)
@@ -80,6 +93,7 @@ for v in $VARIANTS; do
 	8k-mp3) args=(-calls "$CACHE/calls8k" -ext mp3 -label "8 kHz MP3") ;;
 	dev) args=(-calls "$CACHE/dev8k" -ext wav -label "dev set 8 kHz WAV" -keyterms testdata/keyterms/dev.json) ;;
 	dev-keyterms) args=(-calls "$CACHE/dev8k" -ext wav -label "dev set+keyterms" -keyterms testdata/keyterms/dev.json -use-keyterms) ;;
+	tagger-dev) args=(-calls "$CACHE/tagger-dev8k" -ext wav -label "tagger dev split 8 kHz WAV") ;;
 	librivox)
 		if [[ ! -d $LIBRIVOX ]]; then
 			echo "librivox: $LIBRIVOX missing (install pocketsphinx-testdata)" >"$out"

@@ -68,28 +68,18 @@ func planKeyterms(terms []string, known func(word string) bool) keytermPlan {
 	plan := keytermPlan{report: callscribe.NewKeytermsReport(callscribe.KeytermsLanguageModel)}
 	unknownSeen := map[string]bool{}
 	for _, term := range terms {
-		var run []string
-		applied := false
-		flush := func() {
-			if len(run) > 0 {
-				plan.sentences = append(plan.sentences, strings.Join(run, " "))
-				applied = true
-				run = nil
-			}
+		words := NormalizeText(term)
+		runs := knownRuns(words, known)
+		for _, run := range runs {
+			plan.sentences = append(plan.sentences, strings.Join(run, " "))
 		}
-		for _, w := range NormalizeText(term) {
-			if known(w) {
-				run = append(run, w)
-				continue
-			}
-			flush()
-			if !unknownSeen[w] {
+		for _, w := range words {
+			if !known(w) && !unknownSeen[w] {
 				unknownSeen[w] = true
 				plan.report.UnknownWords = append(plan.report.UnknownWords, w)
 			}
 		}
-		flush()
-		if applied {
+		if len(runs) > 0 {
 			plan.report.Applied = append(plan.report.Applied, term)
 		}
 	}

@@ -78,6 +78,7 @@ func main() {
 	libri := flag.String("librivox", "", "pocketsphinx-testdata librivox directory")
 	label := flag.String("label", "", "label printed with the results")
 	weight := flag.Float64("lm-weight", 0, "domain LM weight (0 default, <0 off)")
+	domainText := flag.String("domain-text", "", "domain LM training text, one sentence a line (default: the built-in text)")
 	vad := flag.Float64("vad", 0, "VAD threshold (0 default)")
 	extra := flag.String("args", "", "extra decoder arguments, space separated")
 	mapFile := flag.String("narrowband-map", "", "feature map for 8 kHz audio (default: the built-in one)")
@@ -93,6 +94,13 @@ func main() {
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	cfg := sphinx.Config{Decoders: 1, DomainLMWeight: *weight, VADThreshold: *vad, DisableNarrowbandMap: *noMap, KeytermWeight: *keytermWeight, DisableNarrowbandMLLR: *noMLLR}
+	if *domainText != "" {
+		b, err := os.ReadFile(*domainText)
+		if err != nil {
+			fatal(err)
+		}
+		cfg.DomainText = string(b)
+	}
 	var keyterms map[string][]string
 	if *keytermsFile != "" {
 		keyterms = fromFile(*keytermsFile, func(b []byte) (map[string][]string, error) {

@@ -1,0 +1,86 @@
+package sphinx
+
+import (
+	"bufio"
+	"io"
+	"strings"
+)
+
+// Training text for the domain LM from written dialogues.
+//
+// The hand-written call-centre sentences (lmdata/callcentre.txt) are a few
+// hundred lines; the labelled support calls of the tagger's train split hold
+// thousands of sentences of the same kind of talk, written by other hands in
+// several styles. lmdata/calls.txt is generated from them by `make lm-text`
+// (infra/bench/cmd/lmtext) with the functions below, so that what reaches the
+// LM is exactly what the decoder can say: words of its pronouncing
+// dictionary, one sentence a line, in the form NormalizeText gives.
+//
+// A sentence is cut where a word is missing from the dictionary (made-up
+// company names, order numbers, postcodes): the decoder can never output such
+// a word, and gluing its neighbours together would teach the LM word pairs
+// nobody says. Runs shorter than two words carry no n-gram beyond a unigram
+// and are dropped.
+
+// knownRuns splits words into the maximal runs whose every word known accepts.
+func knownRuns(words []string, known func(word string) bool) [][]string {
+	var runs [][]string
+	start := -1
+	for i, w := range words {
+		if known(w) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			runs = append(runs, words[start:i])
+			start = -1
+		}
+	}
+	if start >= 0 {
+		runs = append(runs, words[start:])
+	}
+	return runs
+}
+
+// isSentenceEnd reports whether r ends a spoken sentence in written dialogue.
+func isSentenceEnd(r rune) bool {
+	switch r {
+	case '.', '?', '!', ';', '\n':
+		return true
+	}
+	return false
+}
+
+// LMSentences splits text (one speaker's words) into sentences and returns the
+// runs of at least minWords in-dictionary words, normalised, one a string.
+func LMSentences(text string, known func(word string) bool, minWords int) []string {
+	var out []string
+	for _, sentence := range strings.FieldsFunc(text, isSentenceEnd) {
+		for _, run := range knownRuns(NormalizeText(sentence), known) {
+			if len(run) >= minWords {
+				out = append(out, strings.Join(run, " "))
+			}
+		}
+	}
+	return out
+}
+
+// ReadDictionaryWords reads a CMU-style pronouncing dictionary ("word PH ONES",
+// alternates as "word(2) ..."), returning its words.
+func ReadDictionaryWords(r io.Reader) (map[string]bool, error) {
+	words := map[string]bool{}
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		field, _, _ := strings.Cut(strings.TrimSpace(sc.Text()), " ")
+		if field == "" || strings.HasPrefix(field, ";;;") {
+			continue
+		}
+		if i := strings.IndexByte(field, '('); i > 0 {
+			field = field[:i]
+		}
+		words[field] = true
+	}
+	return words, sc.Err()
+}

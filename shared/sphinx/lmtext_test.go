@@ -1,0 +1,86 @@
+package sphinx
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestLMSentences(t *testing.T) {
+	dict := map[string]bool{}
+	for _, w := range strings.Fields("hi i was charged twice for order can you help me thank you i'm") {
+		dict[w] = true
+	}
+	known := func(w string) bool { return dict[w] }
+	got := LMSentences("Hi, I was charged twice for order BW301! Can you help me? Thank you; I'm", known, 2)
+	want := []string{"hi i was charged twice for order", "can you help me", "thank you"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("LMSentences = %q, want %q", got, want)
+	}
+	// An unknown word in the middle cuts the sentence in two.
+	got = LMSentences("can you zorbix help me", known, 2)
+	if want := []string{"can you", "help me"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("cut at an unknown word: %q, want %q", got, want)
+	}
+}
+
+func TestReadDictionaryWords(t *testing.T) {
+	words, err := ReadDictionaryWords(strings.NewReader(";;; comment\nhello HH AH L OW\nhello(2) HH EH L OW\n'cause K AH Z\n\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]bool{"hello": true, "'cause": true}; !reflect.DeepEqual(words, want) {
+		t.Fatalf("words = %v, want %v", words, want)
+	}
+}
+
+// The domain LM must never have read a sentence the benches score: the ASR
+// call set (testdata/dialogues), the ASR dev set (call01–call24 of the train
+// split) and the tagger's dev and test splits. A sentence of eight or more
+// words found verbatim in the LM text is a leak. Shorter ones are not: the
+// formulas every call says ("how can i help you today", "let me check that
+// for you", six words each) turn up in any call-centre text, the hand-written
+// one included.
+func TestDomainTextDisjointFromEvaluation(t *testing.T) {
+	const leakWords = 8
+	root := filepath.Join("..", "..", "testdata")
+	var files []string
+	for _, pattern := range []string{"dialogues/*.txt", "insights-dev/*.txt", "insights-test/*.txt"} {
+		m, err := filepath.Glob(filepath.Join(root, pattern))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	for i := 1; i <= 24; i++ {
+		files = append(files, filepath.Join(root, "insights", fmt.Sprintf("call%02d.txt", i)))
+	}
+	if len(files) < 24+22+37+37 {
+		t.Fatalf("found %d evaluation files; is testdata/ where it was?", len(files))
+	}
+	lm := " " + strings.Join(NormalizeText(DomainText()), " ") + " "
+	all := func(string) bool { return true }
+	var checked, leaks int
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if _, text, ok := strings.Cut(line, ":"); ok {
+				line = text
+			}
+			for _, s := range LMSentences(line, all, leakWords) {
+				checked++
+				if strings.Contains(lm, " "+s+" ") {
+					leaks++
+					t.Errorf("%s: %q is in the domain LM text", filepath.Base(f), s)
+				}
+			}
+		}
+	}
+	t.Logf("%d evaluation sentences of %d+ words, %d in the LM text", checked, leakWords, leaks)
+}
