@@ -70,3 +70,15 @@ func TestEnglishHint(t *testing.T) {
 		}
 	}
 }
+
+// The domain LM is built from DomainText on every engine start (cold start).
+func BenchmarkBuildDomainLM(b *testing.B) {
+	text := DomainText()
+	for i := 0; i < b.N; i++ {
+		var buf bytes.Buffer
+		if err := BuildLM(strings.NewReader(text)).WriteARPA(&buf); err != nil {
+			b.Fatal(err)
+		}
+		b.SetBytes(int64(buf.Len()))
+	}
+}
