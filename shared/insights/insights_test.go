@@ -3,6 +3,8 @@ package insights
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"regexp"
 	"slices"
 	"strings"
@@ -437,6 +439,11 @@ func TestModelDecisionIsReported(t *testing.T) {
 	by, _ := res.MetaData["decided_by"].(map[string]any)
 	if res.MetaData["model_version"] == nil || len(by) != len(LinearCategories) {
 		t.Fatalf("meta %v", res.MetaData)
+	}
+	// The version names these weights: another model file reports another one.
+	sum := sha256.Sum256(EmbeddedModel())
+	if want := "2-" + hex.EncodeToString(sum[:4]); res.MetaData["model_version"] != want {
+		t.Errorf("model_version %v, want %s", res.MetaData["model_version"], want)
 	}
 	ev, _ := res.MetaData["evidence"].(map[string]any)
 	for _, cat := range LinearCategories {

@@ -2,7 +2,9 @@ package insights
 
 import (
 	"bytes"
+	"crypto/sha256"
 	_ "embed"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -63,6 +65,11 @@ type linearFile struct {
 	// snippet shorter than every training call does not show.
 	ReasonMinWords int                   `json:"reason_min_words,omitempty"`
 	Categories     map[string]*linearCat `json:"categories"`
+	// Digest names the weights, not just the format: the file's version plus
+	// the start of its SHA-256, reported as meta_data.model_version, so that two
+	// trainings never report the same version (a hand-bumped number was
+	// forgotten once: two models shipped as "2").
+	Digest string `json:"-"`
 }
 
 // defaultLinear is the embedded model; nil when the file is empty.
@@ -84,6 +91,8 @@ func parseLinear(b []byte) (*linearFile, error) {
 	if err := json.Unmarshal(b, &f); err != nil {
 		return nil, err
 	}
+	sum := sha256.Sum256(b)
+	f.Digest = f.Version + "-" + hex.EncodeToString(sum[:4])
 	for name, c := range f.Categories {
 		if !slices.Contains(LinearCategories, name) {
 			return nil, fmt.Errorf("category %q is not decided by the model", name)

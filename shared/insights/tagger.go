@@ -60,7 +60,7 @@ func (t *Tagger) Tag(ctx context.Context, tr callscribe.Transcript) (*callscribe
 		"dropped":         0,
 	}
 	if t.m.linear != nil {
-		meta["model_version"] = t.m.linear.Version
+		meta["model_version"] = t.m.linear.Digest
 		meta["decided_by"] = decidedBy
 	}
 	for k, v := range a.sizes() {
