@@ -4,9 +4,12 @@
 // Per channel it resamples to 16 kHz (windowed sinc), finds speech regions with
 // the sphinxbase front end's voice activity detector, and decodes each region as
 // its own utterance, which keeps word times exact; decoding a long file as one
-// utterance drifts by seconds. The stock English LM is interpolated with a small
-// call-centre trigram LM that this package builds at start-up from in-domain text
-// (lmdata/), which cuts errors on customer-service vocabulary.
+// utterance drifts by seconds. The stock English LM is interpolated (weight
+// 0.5) with a call-centre trigram LM that this package builds at start-up from
+// in-domain text (lmdata/): a few hundred hand-written sentences and the
+// sentences of the tagger's training calls (lmtext.go says which calls and
+// why), never a sentence of an evaluation set. The stock LM was trained on
+// read text; what a support call says, and in what order, it barely knows.
 //
 // Telephone audio (8 kHz) leaves the wideband model's upper filters empty. Its
 // regions are decoded from the decoder's own cepstra after a narrowband feature
