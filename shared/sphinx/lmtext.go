@@ -2,7 +2,8 @@ package sphinx
 
 import (
 	"bufio"
-	"io"
+	"os"
+	"regexp"
 	"strings"
 )
 
@@ -67,11 +68,50 @@ func LMSentences(text string, known func(word string) bool, minWords int) []stri
 	return out
 }
 
+// speakerPrefix is the "Agent:" / "User:" at the start of a dialogue line.
+var speakerPrefix = regexp.MustCompile(`^\s*[A-Za-z]+\s*:\s*`)
+
+// DialogueSentences is LMSentences over a dialogue in the `Speaker: text` line
+// format (the labelled calls, the ASR bench's dialogues), speaker prefixes
+// removed: what the LM text is made of, and what a leak check compares.
+func DialogueSentences(dialogue string, known func(word string) bool, minWords int) []string {
+	var out []string
+	for _, line := range strings.Split(dialogue, "\n") {
+		out = append(out, LMSentences(speakerPrefix.ReplaceAllString(line, ""), known, minWords)...)
+	}
+	return out
+}
+
+// AnyWord is a known function that accepts every word (no dictionary).
+func AnyWord(string) bool { return true }
+
+// DomainTextIndex finds sentences in the built-in domain text: a sentence of
+// an evaluation set found there is one the LM has read.
+type DomainTextIndex struct {
+	joined string // the normalised text, space-separated, with a space at each end
+}
+
+// NewDomainTextIndex indexes DomainText.
+func NewDomainTextIndex() *DomainTextIndex {
+	return &DomainTextIndex{joined: " " + strings.Join(NormalizeText(DomainText()), " ") + " "}
+}
+
+// Contains reports whether the normalised sentence (words separated by single
+// spaces, as DialogueSentences returns them) occurs in the text.
+func (x *DomainTextIndex) Contains(sentence string) bool {
+	return strings.Contains(x.joined, " "+sentence+" ")
+}
+
 // ReadDictionaryWords reads a CMU-style pronouncing dictionary ("word PH ONES",
 // alternates as "word(2) ..."), returning its words.
-func ReadDictionaryWords(r io.Reader) (map[string]bool, error) {
+func ReadDictionaryWords(path string) (map[string]bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
 	words := map[string]bool{}
-	sc := bufio.NewScanner(r)
+	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		field, _, _ := strings.Cut(strings.TrimSpace(sc.Text()), " ")
 		if field == "" || strings.HasPrefix(field, ";;;") {

@@ -27,8 +27,20 @@ func TestLMSentences(t *testing.T) {
 	}
 }
 
+func TestDialogueSentences(t *testing.T) {
+	got := DialogueSentences("Agent: How can I help? Go on.\nUser:My card was charged twice; please refund it.\n\nno prefix here", AnyWord, 3)
+	want := []string{"how can i help", "my card was charged twice", "please refund it", "no prefix here"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("DialogueSentences = %q, want %q", got, want)
+	}
+}
+
 func TestReadDictionaryWords(t *testing.T) {
-	words, err := ReadDictionaryWords(strings.NewReader(";;; comment\nhello HH AH L OW\nhello(2) HH EH L OW\n'cause K AH Z\n\n"))
+	path := filepath.Join(t.TempDir(), "dict")
+	if err := os.WriteFile(path, []byte(";;; comment\nhello HH AH L OW\nhello(2) HH EH L OW\n'cause K AH Z\n\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	words, err := ReadDictionaryWords(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,24 +73,18 @@ func TestDomainTextDisjointFromEvaluation(t *testing.T) {
 	if len(files) < 24+22+37+37 {
 		t.Fatalf("found %d evaluation files; is testdata/ where it was?", len(files))
 	}
-	lm := " " + strings.Join(NormalizeText(DomainText()), " ") + " "
-	all := func(string) bool { return true }
+	index := NewDomainTextIndex()
 	var checked, leaks int
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, line := range strings.Split(string(b), "\n") {
-			if _, text, ok := strings.Cut(line, ":"); ok {
-				line = text
-			}
-			for _, s := range LMSentences(line, all, leakWords) {
-				checked++
-				if strings.Contains(lm, " "+s+" ") {
-					leaks++
-					t.Errorf("%s: %q is in the domain LM text", filepath.Base(f), s)
-				}
+		for _, s := range DialogueSentences(string(b), AnyWord, leakWords) {
+			checked++
+			if index.Contains(s) {
+				leaks++
+				t.Errorf("%s: %q is in the domain LM text", filepath.Base(f), s)
 			}
 		}
 	}

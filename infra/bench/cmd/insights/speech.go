@@ -218,22 +218,12 @@ func lastLine(b []byte) string {
 // verbatim in the speech engine's in-domain LM text. A non-zero figure means the
 // after-speech score is flattered by the LM having seen the test calls.
 func contamination(calls []insights.LabelledCall) (hits, total int) {
-	lm := " " + strings.Join(sphinx.NormalizeText(sphinx.DomainText()), " ") + " "
+	index := sphinx.NewDomainTextIndex()
 	for _, c := range calls {
-		for _, line := range strings.Split(c.Text, "\n") {
-			_, text, ok := strings.Cut(line, ":")
-			if !ok {
-				continue
-			}
-			for _, sent := range strings.FieldsFunc(text, func(r rune) bool { return r == '.' || r == '?' || r == '!' }) {
-				ws := sphinx.NormalizeText(sent)
-				if len(ws) < 6 {
-					continue
-				}
-				total++
-				if strings.Contains(lm, " "+strings.Join(ws, " ")+" ") {
-					hits++
-				}
+		for _, s := range sphinx.DialogueSentences(c.Text, sphinx.AnyWord, 6) {
+			total++
+			if index.Contains(s) {
+				hits++
 			}
 		}
 	}

@@ -41,6 +41,8 @@ func TestExcluded(t *testing.T) {
 		{insights.LabelledCall{File: "call01.txt", Style: "original"}, true},
 		{insights.LabelledCall{File: "call24.txt", Style: "original"}, true},
 		{insights.LabelledCall{File: "call25.txt", Style: "original"}, false},
+		{insights.LabelledCall{File: "call07.txt", Style: "terse"}, true},
+		{insights.LabelledCall{File: "call007.txt", Style: "terse"}, false},
 		{insights.LabelledCall{File: "call070.txt", Style: "asr"}, true},
 		{insights.LabelledCall{File: "call070.txt", Style: "terse"}, false},
 		{insights.LabelledCall{File: "call200.txt", Style: "heated", TrainOnly: true}, false},

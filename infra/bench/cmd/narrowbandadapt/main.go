@@ -112,7 +112,7 @@ func main() {
 		fatal(fmt.Errorf("preparing the model for SphinxTrain: %w", err))
 	}
 	dict := filepath.Join(*modelDir, "cmudict-en-us.dict")
-	words, err := dictWords(dict)
+	words, err := sphinx.ReadDictionaryWords(dict)
 	if err != nil {
 		fatal(err)
 	}
@@ -402,24 +402,6 @@ func writeMFC(path string, cep []float32) error {
 		binary.LittleEndian.PutUint32(b[4+4*i:], math.Float32bits(v))
 	}
 	return os.WriteFile(path, b, 0o644)
-}
-
-func dictWords(path string) (map[string]bool, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	words := map[string]bool{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		w, _, _ := strings.Cut(sc.Text(), " ")
-		if i := strings.IndexByte(w, '('); i > 0 {
-			w = w[:i]
-		}
-		words[w] = true
-	}
-	return words, sc.Err()
 }
 
 func allKnown(toks []string, words map[string]bool) bool {
