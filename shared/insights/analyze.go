@@ -44,6 +44,9 @@ type analysis struct {
 	source string
 	known  bool
 	cats   map[string]*catResult
+	// classes: the word classes FeatureSet.Clusters reads (experiments only;
+	// nil in the service).
+	classes WordClasses
 }
 
 func (m *model) analyze(t callscribe.Transcript) *analysis {

@@ -34,6 +34,9 @@ type Method struct {
 	Augment bool
 	// Lambdas searched (nil: searchLambdas).
 	Lambdas []float64
+	// WordClasses: the table FeatureSet.Clusters reads (required by the
+	// methods whose feature sets use it).
+	WordClasses WordClasses
 }
 
 // MethodResult is one method's figures for one category.
@@ -85,6 +88,15 @@ func prepareWith(lex *model, calls []LabelledCall, speech map[string]callscribe.
 	return p
 }
 
+// withClasses gives every call of p the word classes FeatureSet.Clusters
+// reads.
+func (p *prepared) withClasses(wc WordClasses) *prepared {
+	for _, a := range p.an {
+		a.classes = wc
+	}
+	return p
+}
+
 // concat is p's calls followed by q's.
 func (p *prepared) concat(q *prepared) *prepared {
 	return &prepared{calls: append(slices.Clone(p.calls), q.calls...), an: append(slices.Clone(p.an), q.an...), feats: map[string][]map[string]float64{}}
@@ -112,21 +124,21 @@ func Experiment(train, dev Corpus, methods []Method, k int, log func(string)) []
 	var out []MethodResult
 	for _, me := range methods {
 		lex := lexiconFor(me.PhoneticMatch)
-		tr, dv := prepareWith(lex, train.Calls, nil), prepareWith(lex, dev.Calls, nil)
+		tr, dv := prepareWith(lex, train.Calls, nil).withClasses(me.WordClasses), prepareWith(lex, dev.Calls, nil).withClasses(me.WordClasses)
 		minWords := tr.minWords()
 		trFit := tr
 		if me.Augment && train.Speech != nil {
-			trFit = tr.concat(prepareWith(lex, train.Calls, train.Speech))
+			trFit = tr.concat(prepareWith(lex, train.Calls, train.Speech).withClasses(me.WordClasses))
 		}
 		var dvSpeech *prepared
 		if dev.Speech != nil {
-			dvSpeech = prepareWith(lex, dev.Calls, dev.Speech)
+			dvSpeech = prepareWith(lex, dev.Calls, dev.Speech).withClasses(me.WordClasses)
 		}
 		// Cross-validation over train+dev.
 		all := tr.concat(dv)
 		var allSpeech *prepared
 		if me.Augment && train.Speech != nil && dev.Speech != nil {
-			allSpeech = prepareWith(lex, append(slices.Clone(train.Calls), dev.Calls...), mergeSpeech(train.Speech, dev.Speech))
+			allSpeech = prepareWith(lex, append(slices.Clone(train.Calls), dev.Calls...), mergeSpeech(train.Speech, dev.Speech)).withClasses(me.WordClasses)
 		}
 		scoredCV := 0
 		for _, c := range all.calls {
@@ -277,7 +289,10 @@ func crossValidate(cat string, cfg LinearConfig, all, speech *prepared, k int) [
 // ExperimentMethods are the methods compared for issue 12, in report order.
 // Each searches the feature sets given (the current search's for the
 // baseline) with every extension on top.
-func ExperimentMethods() []Method {
+//
+// wordClasses (LoadWordClasses) is the table of the word-class method; without
+// it that method is left out.
+func ExperimentMethods(wordClasses WordClasses) []Method {
 	// The full set and the full set without the lexicon's scores (the two
 	// kinds the current search chose from), each with the extension on top;
 	// λ in {0.001, 0.0003} (the current choices); gates as ever.
@@ -300,6 +315,9 @@ func ExperimentMethods() []Method {
 		return fs
 	}
 	both := func(cat string, fs FeatureSet) FeatureSet { return turns(cat, phon(cat, fs)) }
+	// shipped: the extension the shipped model reads (select.go).
+	shipped := func(cat string, fs FeatureSet) FeatureSet { return extension(cat, fs) }
+	clusters := func(cat string, fs FeatureSet) FeatureSet { fs = extension(cat, fs); fs.Clusters = true; return fs }
 	lambdas := []float64{0.001, 0.0003}
 	ms := []Method{
 		{Name: "baseline", FeatureSets: with(same)},
@@ -312,9 +330,14 @@ func ExperimentMethods() []Method {
 		{Name: "augment+phonetic+turns", Augment: true, PhoneticMatch: true, FeatureSets: with(both)},
 		{Name: "augment+turns", Augment: true, FeatureSets: with(turns)},
 		{Name: "augment+phonetic-features+turns", Augment: true, FeatureSets: with(both)},
+		{Name: "shipped", FeatureSets: with(shipped)},
+		{Name: "shipped+clusters", FeatureSets: with(clusters), WordClasses: wordClasses},
 	}
 	for i := range ms {
 		ms[i].Lambdas = lambdas
+	}
+	if wordClasses == nil {
+		ms = slices.DeleteFunc(ms, func(m Method) bool { return m.Name == "shipped+clusters" })
 	}
 	return ms
 }

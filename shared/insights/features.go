@@ -37,6 +37,11 @@ type FeatureSet struct {
 	// escalated" and the customer's "thanks, that fixed it"), and each
 	// speaker's last turn apart from the one before.
 	Sides bool `json:"sides,omitempty"`
+	// Clusters (experiment only, clusters.go): the word classes of the
+	// call's words at every level ("k0:", "k1:" …) and bigrams of the finest,
+	// and in the Opening and Position groups the classes of those turns'
+	// words. Read only when the calls were prepared with a word-class table.
+	Clusters bool `json:"clusters,omitempty"`
 }
 
 // String names a feature set in the training log.
@@ -45,7 +50,7 @@ func (f FeatureSet) String() string {
 	for _, g := range []struct {
 		on   bool
 		name string
-	}{{f.Words, "words"}, {f.Chars, "chars"}, {f.Lexicon, "lexicon"}, {f.Position, "position"}, {f.Phonetic, "phonetic"}, {f.Opening, "opening"}, {f.Sides, "sides"}} {
+	}{{f.Words, "words"}, {f.Chars, "chars"}, {f.Lexicon, "lexicon"}, {f.Position, "position"}, {f.Phonetic, "phonetic"}, {f.Opening, "opening"}, {f.Sides, "sides"}, {f.Clusters, "clusters"}} {
 		if g.on {
 			p = append(p, g.name)
 		}
@@ -109,6 +114,27 @@ func features(a *analysis, cat string, fs FeatureSet, lex *catResult) map[string
 		}
 		addGroup(out, g)
 	}
+	if fs.Clusters {
+		g := map[string]bool{}
+		for i, t := range toks {
+			c, ok := a.classes.of(t.word)
+			if !ok {
+				continue
+			}
+			names := c.names("")
+			for _, n := range names {
+				g[n] = true
+			}
+			// Bigrams of the finest classes: "stop the monitoring" after
+			// training on "cancel the membership".
+			if i > 0 && toks[i-1].turn == t.turn {
+				if pc, ok := a.classes.of(toks[i-1].word); ok {
+					g[pc.names("")[0]+"_"+names[0]] = true
+				}
+			}
+		}
+		addGroup(out, g)
+	}
 	if fs.Position && cat != callscribe.CategoryCallReason {
 		end := endTurns(a, cat)
 		g := map[string]bool{}
@@ -131,6 +157,9 @@ func features(a *analysis, cat string, fs FeatureSet, lex *catResult) map[string
 			if i > 0 && toks[i-1].turn == t.turn {
 				g[p+toks[i-1].stem+"_"+t.stem] = true
 			}
+			if c, ok := a.classes.of(t.word); ok && fs.Clusters {
+				g[c.names(p)[0]] = true
+			}
 		}
 		addGroup(out, g)
 	}
@@ -144,6 +173,11 @@ func features(a *analysis, cat string, fs FeatureSet, lex *catResult) map[string
 			g["f:"+t.stem] = true
 			if i > 0 && a.toks[i-1].turn == t.turn {
 				g["f:"+a.toks[i-1].stem+"_"+t.stem] = true
+			}
+			if c, ok := a.classes.of(t.word); ok && fs.Clusters {
+				for _, n := range c.names("f:") {
+					g[n] = true
+				}
 			}
 		}
 		addGroup(out, g)

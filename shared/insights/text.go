@@ -28,6 +28,7 @@ type turn struct {
 // the word as written, kept for quotes in summaries ("" for the second half of
 // an expanded contraction).
 type token struct {
+	word     string // lower case, contractions expanded: "didn't" is "did", "not"
 	stem     string
 	key      string // phoneticKey(stem)
 	surface  string
@@ -267,7 +268,7 @@ func tokenize(turns []turn) []token {
 				clause++
 			}
 			st := stem(w)
-			toks = append(toks, token{stem: st, key: phoneticKey(st), surface: surf[i], turn: ti, speaker: t.speaker, sentence: sentence, clause: clause})
+			toks = append(toks, token{word: w, stem: st, key: phoneticKey(st), surface: surf[i], turn: ti, speaker: t.speaker, sentence: sentence, clause: clause})
 		}
 	}
 	if n := len(toks); n > 1 {

@@ -1,0 +1,105 @@
+package insights
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/callscribe/callscribe/shared/callscribe"
+)
+
+const sampleClasses = `# comment
+0 0 0 the a my
+7 2 1 cancel postpone suspend
+9 2 1 membership subscription
+12 bogus line
+`
+
+func TestParseWordClasses(t *testing.T) {
+	wc := parseWordClasses(sampleClasses)
+	if c, ok := wc.of("postpone"); !ok || !slices.Equal(c, wordClass{7, 2, 1}) {
+		t.Fatalf("postpone = %v %v, want [7 2 1]", c, ok)
+	}
+	if _, ok := wc.of("monitoring"); ok {
+		t.Fatal("a word outside the file has a class")
+	}
+	// "12 bogus line": ids then words; the id-only prefix is read.
+	if c, ok := wc.of("bogus"); !ok || !slices.Equal(c, wordClass{12}) {
+		t.Fatalf("bogus = %v %v", c, ok)
+	}
+	if got := (wordClass{7, 2, 1}).names("f:"); !slices.Equal(got, []string{"f:k0:7", "f:k1:2", "f:k2:1"}) {
+		t.Fatalf("names = %v", got)
+	}
+	var nilTable WordClasses
+	if _, ok := nilTable.of("cancel"); ok {
+		t.Fatal("a nil table gave a class")
+	}
+}
+
+func TestLoadWordClasses(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.txt")
+	os.WriteFile(good, []byte(sampleClasses), 0o644)
+	if wc, err := LoadWordClasses(good); err != nil || len(wc) != 10 {
+		t.Fatalf("LoadWordClasses = %d words, %v; want 10", len(wc), err)
+	}
+	empty := filepath.Join(dir, "empty.txt")
+	os.WriteFile(empty, []byte("# nothing\n"), 0o644)
+	if _, err := LoadWordClasses(empty); err == nil {
+		t.Fatal("a file without classes loaded")
+	}
+	if _, err := LoadWordClasses(filepath.Join(dir, "missing.txt")); err == nil {
+		t.Fatal("a missing file loaded")
+	}
+}
+
+// The word-class features: "stop" and "cancel" in one class share a feature,
+// only when the calls carry a table, and the opening turns get their own.
+func TestClusterFeatures(t *testing.T) {
+	wc := parseWordClasses(sampleClasses)
+	fs := FeatureSet{Words: true, Opening: true, Clusters: true}
+	call := func(text string, table WordClasses) map[string]float64 {
+		a := lexiconOnly.analyzeLexicon(callscribe.Transcript{Text: text})
+		a.classes = table
+		return features(a, callscribe.CategoryCallReason, fs, nil)
+	}
+	x := call("Agent: Hello.\nUser: I want to postpone my subscription.", wc)
+	for _, f := range []string{"k0:7", "k1:2", "k2:1", "k0:7_k0:0", "f:k0:7", "f:k0:9", "w:postpon"} {
+		if x[f] == 0 {
+			t.Errorf("feature %s missing: %v", f, keysOf(x))
+		}
+	}
+	y := call("Agent: Hello.\nUser: I want to cancel my membership.", wc)
+	if x["k0:7"] == 0 || y["k0:7"] == 0 || x["f:k0:9"] == 0 || y["f:k0:9"] == 0 {
+		t.Error("words of one class do not share its feature")
+	}
+	for f := range call("Agent: Hello.\nUser: I want to postpone my subscription.", nil) {
+		if strings.Contains(f, "k0:") {
+			t.Errorf("class feature %s without a table", f)
+		}
+	}
+}
+
+func keysOf(m map[string]float64) []string {
+	var k []string
+	for f := range m {
+		k = append(k, f)
+	}
+	slices.Sort(k)
+	return k
+}
+
+// The service embeds no word classes, so a model file that reads them must
+// not load.
+func TestModelFileWithWordClassesIsRejected(t *testing.T) {
+	b := []byte(`{"version":"2","categories":{"call_reason":{"classes":["billing","other"],"features":{"words":true,"clusters":true},"weights":{"bias":[0,0]}}}}`)
+	if _, err := parseLinear(b); err == nil || !strings.Contains(err.Error(), "word classes") {
+		t.Fatalf("parseLinear = %v, want the word-classes refusal", err)
+	}
+	ok := strings.Replace(string(b), `,"clusters":true`, "", 1)
+	if _, err := parseLinear([]byte(ok)); err != nil {
+		t.Fatalf("the same file without clusters: %v", err)
+	}
+}
