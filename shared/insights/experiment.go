@@ -37,6 +37,8 @@ type Method struct {
 	// WordClasses: the table FeatureSet.Clusters reads (required by the
 	// methods whose feature sets use it).
 	WordClasses WordClasses
+	// WordVectors: the table FeatureSet.Vectors reads (LoadWordVectors).
+	WordVectors *WordVectors
 }
 
 // MethodResult is one method's figures for one category.
@@ -97,6 +99,15 @@ func (p *prepared) withClasses(wc WordClasses) *prepared {
 	return p
 }
 
+// withVectors gives every call of p the word vectors FeatureSet.Vectors
+// reads.
+func (p *prepared) withVectors(wv *WordVectors) *prepared {
+	for _, a := range p.an {
+		a.vectors = wv
+	}
+	return p
+}
+
 // concat is p's calls followed by q's.
 func (p *prepared) concat(q *prepared) *prepared {
 	return &prepared{calls: append(slices.Clone(p.calls), q.calls...), an: append(slices.Clone(p.an), q.an...), feats: map[string][]map[string]float64{}}
@@ -124,21 +135,21 @@ func Experiment(train, dev Corpus, methods []Method, k int, log func(string)) []
 	var out []MethodResult
 	for _, me := range methods {
 		lex := lexiconFor(me.PhoneticMatch)
-		tr, dv := prepareWith(lex, train.Calls, nil).withClasses(me.WordClasses), prepareWith(lex, dev.Calls, nil).withClasses(me.WordClasses)
+		tr, dv := prepareWith(lex, train.Calls, nil).withClasses(me.WordClasses).withVectors(me.WordVectors), prepareWith(lex, dev.Calls, nil).withClasses(me.WordClasses).withVectors(me.WordVectors)
 		minWords := tr.minWords()
 		trFit := tr
 		if me.Augment && train.Speech != nil {
-			trFit = tr.concat(prepareWith(lex, train.Calls, train.Speech).withClasses(me.WordClasses))
+			trFit = tr.concat(prepareWith(lex, train.Calls, train.Speech).withClasses(me.WordClasses).withVectors(me.WordVectors))
 		}
 		var dvSpeech *prepared
 		if dev.Speech != nil {
-			dvSpeech = prepareWith(lex, dev.Calls, dev.Speech).withClasses(me.WordClasses)
+			dvSpeech = prepareWith(lex, dev.Calls, dev.Speech).withClasses(me.WordClasses).withVectors(me.WordVectors)
 		}
 		// Cross-validation over train+dev.
 		all := tr.concat(dv)
 		var allSpeech *prepared
 		if me.Augment && train.Speech != nil && dev.Speech != nil {
-			allSpeech = prepareWith(lex, append(slices.Clone(train.Calls), dev.Calls...), mergeSpeech(train.Speech, dev.Speech)).withClasses(me.WordClasses)
+			allSpeech = prepareWith(lex, append(slices.Clone(train.Calls), dev.Calls...), mergeSpeech(train.Speech, dev.Speech)).withClasses(me.WordClasses).withVectors(me.WordVectors)
 		}
 		scoredCV := 0
 		for _, c := range all.calls {
@@ -290,9 +301,10 @@ func crossValidate(cat string, cfg LinearConfig, all, speech *prepared, k int) [
 // Each searches the feature sets given (the current search's for the
 // baseline) with every extension on top.
 //
-// wordClasses (LoadWordClasses) is the table of the word-class method; without
-// it that method is left out.
-func ExperimentMethods(wordClasses WordClasses) []Method {
+// wordClasses (LoadWordClasses) and wordVectors (LoadWordVectors) are the
+// tables of the word-class and word-vector methods; without one, its method
+// is left out.
+func ExperimentMethods(wordClasses WordClasses, wordVectors *WordVectors) []Method {
 	// The full set and the full set without the lexicon's scores (the two
 	// kinds the current search chose from), each with the extension on top;
 	// λ in {0.001, 0.0003} (the current choices); gates as ever.
@@ -318,6 +330,7 @@ func ExperimentMethods(wordClasses WordClasses) []Method {
 	// shipped: the extension the shipped model reads (select.go).
 	shipped := func(cat string, fs FeatureSet) FeatureSet { return extension(cat, fs) }
 	clusters := func(cat string, fs FeatureSet) FeatureSet { fs = extension(cat, fs); fs.Clusters = true; return fs }
+	vectors := func(cat string, fs FeatureSet) FeatureSet { fs = extension(cat, fs); fs.Vectors = true; return fs }
 	lambdas := []float64{0.001, 0.0003}
 	ms := []Method{
 		{Name: "baseline", FeatureSets: with(same)},
@@ -332,13 +345,14 @@ func ExperimentMethods(wordClasses WordClasses) []Method {
 		{Name: "augment+phonetic-features+turns", Augment: true, FeatureSets: with(both)},
 		{Name: "shipped", FeatureSets: with(shipped)},
 		{Name: "shipped+clusters", FeatureSets: with(clusters), WordClasses: wordClasses},
+		{Name: "shipped+vectors", FeatureSets: with(vectors), WordVectors: wordVectors},
 	}
 	for i := range ms {
 		ms[i].Lambdas = lambdas
 	}
-	if wordClasses == nil {
-		ms = slices.DeleteFunc(ms, func(m Method) bool { return m.Name == "shipped+clusters" })
-	}
+	ms = slices.DeleteFunc(ms, func(m Method) bool {
+		return m.Name == "shipped+clusters" && wordClasses == nil || m.Name == "shipped+vectors" && wordVectors == nil
+	})
 	return ms
 }
 

@@ -42,6 +42,11 @@ type FeatureSet struct {
 	// and in the Opening and Position groups the classes of those turns'
 	// words. Read only when the calls were prepared with a word-class table.
 	Clusters bool `json:"clusters,omitempty"`
+	// Vectors (experiment only, vectors.go): the frequency-weighted mean
+	// word vector of the category's words, and of the opening turns
+	// (call_reason) or the last turns (the others). Read only when the calls
+	// were prepared with a table.
+	Vectors bool `json:"vectors,omitempty"`
 }
 
 // String names a feature set in the training log.
@@ -50,7 +55,7 @@ func (f FeatureSet) String() string {
 	for _, g := range []struct {
 		on   bool
 		name string
-	}{{f.Words, "words"}, {f.Chars, "chars"}, {f.Lexicon, "lexicon"}, {f.Position, "position"}, {f.Phonetic, "phonetic"}, {f.Opening, "opening"}, {f.Sides, "sides"}, {f.Clusters, "clusters"}} {
+	}{{f.Words, "words"}, {f.Chars, "chars"}, {f.Lexicon, "lexicon"}, {f.Position, "position"}, {f.Phonetic, "phonetic"}, {f.Opening, "opening"}, {f.Sides, "sides"}, {f.Clusters, "clusters"}, {f.Vectors, "vectors"}} {
 		if g.on {
 			p = append(p, g.name)
 		}
@@ -134,6 +139,30 @@ func features(a *analysis, cat string, fs FeatureSet, lex *catResult) map[string
 			}
 		}
 		addGroup(out, g)
+	}
+	if fs.Vectors {
+		wv := a.vectors
+		wv.addMean(out, "v:", toks)
+		if cat == callscribe.CategoryCallReason {
+			open := openingTurns(a)
+			var ot []token
+			for _, t := range a.toks {
+				if open[t.turn] {
+					ot = append(ot, t)
+				}
+			}
+			wv.addMean(out, "fv:", ot)
+		}
+		if cat != callscribe.CategoryCallReason {
+			end := endTurns(a, cat)
+			var et []token
+			for _, t := range toks {
+				if _, ok := end[t.turn]; ok {
+					et = append(et, t)
+				}
+			}
+			wv.addMean(out, "ev:", et)
+		}
 	}
 	if fs.Position && cat != callscribe.CategoryCallReason {
 		end := endTurns(a, cat)

@@ -97,8 +97,8 @@ func parseLinear(b []byte) (*linearFile, error) {
 		if !slices.Contains(LinearCategories, name) {
 			return nil, fmt.Errorf("category %q is not decided by the model", name)
 		}
-		if c.Features.Clusters {
-			return nil, fmt.Errorf("%s: word classes are an experiment's features, not the service's (no table is embedded)", name)
+		if c.Features.Clusters || c.Features.Vectors {
+			return nil, fmt.Errorf("%s: word classes and word vectors are an experiment's features, not the service's (no table is embedded)", name)
 		}
 		for _, v := range c.Classes {
 			if !callscribe.IsTaxonomyValue(name, v) {

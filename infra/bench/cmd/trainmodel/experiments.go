@@ -50,7 +50,7 @@ func speechCache(dir string, calls []insights.LabelledCall) map[string]callscrib
 }
 
 // experiments prints the comparison of issue 12's methods (insights.Experiment).
-func experiments(train, dev []insights.LabelledCall, cache, only string, folds int, wordClassesPath string) {
+func experiments(train, dev []insights.LabelledCall, cache, only string, folds int, wordClassesPath, wordVectorsPath string) {
 	tr := insights.Corpus{Calls: train, Speech: speechCache(cache, train)}
 	dv := insights.Corpus{Calls: dev, Speech: speechCache(cache, dev)}
 	fmt.Printf("speech transcripts: train %d of %d, dev %d of %d (from %s)\n", len(tr.Speech), len(train), len(dv.Speech), len(dev), cache)
@@ -59,8 +59,13 @@ func experiments(train, dev []insights.LabelledCall, cache, only string, folds i
 		fmt.Printf("no word classes (%v): the word-class method is left out; make word-clusters writes them\n", err)
 		wc = nil
 	}
+	wv, err := insights.LoadWordVectors(wordVectorsPath)
+	if err != nil {
+		fmt.Printf("no word vectors (%v): the word-vector method is left out; make word-vectors writes them\n", err)
+		wv = nil
+	}
 	var methods []insights.Method
-	for _, m := range insights.ExperimentMethods(wc) {
+	for _, m := range insights.ExperimentMethods(wc, wv) {
 		if only == "" || slices.Contains(strings.Split(only, ","), m.Name) {
 			if m.Augment && tr.Speech == nil {
 				fmt.Printf("skipping %s: no speech transcripts of the train split\n", m.Name)

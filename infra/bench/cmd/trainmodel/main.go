@@ -35,8 +35,9 @@ func main() {
 	out := flag.String("out", "shared/insights/model.json", "where to write the model")
 	retrain := flag.Bool("retrain", false, "refit with the settings recorded in -out instead of searching")
 	exp := flag.Bool("experiments", false, "compare issue 12's methods on dev and by cross-validation over train+dev (writes nothing)")
-	only := flag.String("methods", "", "with -experiments: the methods to run, comma-separated (default all: "+insights.MethodNames(insights.ExperimentMethods(insights.WordClasses{}))+")")
+	only := flag.String("methods", "", "with -experiments: the methods to run, comma-separated (default all: "+insights.MethodNames(insights.ExperimentMethods(insights.WordClasses{}, &insights.WordVectors{}))+")")
 	wordClasses := flag.String("word-clusters", ".cache/wordclusters.txt", "with -experiments: the word classes of the shipped+clusters method (make word-clusters writes them; that method is left out without the file)")
+	wordVectors := flag.String("word-vectors", ".cache/wordvectors.bin", "with -experiments: the word vectors of the shipped+vectors method (make word-vectors writes them; that method is left out without the file)")
 	cache := flag.String("speech-cache", ".cache/bench-insights", "with -experiments: bench-insights' cache of speech-engine transcripts")
 	folds := flag.Int("folds", 5, "with -experiments: cross-validation folds over train+dev (0: none)")
 	devSpeechDir := flag.String("dev-speech", "testdata/insights-dev-speech", "the speech engine's transcripts of the dev calls (<call>.json), the first tie break of the search")
@@ -67,7 +68,7 @@ func main() {
 		if err != nil {
 			fatal(err)
 		}
-		experiments(train, dev, *cache, *only, *folds, *wordClasses)
+		experiments(train, dev, *cache, *only, *folds, *wordClasses, *wordVectors)
 		return
 	}
 	var configs map[string]insights.LinearConfig

@@ -1,6 +1,8 @@
 package insights
 
 import (
+	"encoding/binary"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -91,15 +93,80 @@ func keysOf(m map[string]float64) []string {
 	return k
 }
 
-// The service embeds no word classes, so a model file that reads them must
-// not load.
+// The service embeds no word classes or vectors, so a model file that reads
+// them must not load.
 func TestModelFileWithWordClassesIsRejected(t *testing.T) {
 	b := []byte(`{"version":"2","categories":{"call_reason":{"classes":["billing","other"],"features":{"words":true,"clusters":true},"weights":{"bias":[0,0]}}}}`)
 	if _, err := parseLinear(b); err == nil || !strings.Contains(err.Error(), "word classes") {
 		t.Fatalf("parseLinear = %v, want the word-classes refusal", err)
 	}
+	vec := strings.Replace(string(b), `"clusters":true`, `"vectors":true`, 1)
+	if _, err := parseLinear([]byte(vec)); err == nil || !strings.Contains(err.Error(), "word vectors") {
+		t.Fatalf("parseLinear = %v, want the word-vectors refusal", err)
+	}
 	ok := strings.Replace(string(b), `,"clusters":true`, "", 1)
 	if _, err := parseLinear([]byte(ok)); err != nil {
 		t.Fatalf("the same file without clusters: %v", err)
+	}
+}
+
+// tableBytes writes a word-vector table in wordvectors' format.
+func tableBytes(words []string, scales []float32, q [][]int8) []byte {
+	var b []byte
+	b = append(b, "CSWV1"...)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(words)))
+	b = binary.LittleEndian.AppendUint16(b, uint16(len(q[0])))
+	for _, w := range words {
+		b = append(b, byte(len(w)))
+		b = append(b, w...)
+	}
+	for i := range words {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(scales[i]))
+		for _, v := range q[i] {
+			b = append(b, byte(v))
+		}
+	}
+	return b
+}
+
+func TestParseWordVectors(t *testing.T) {
+	good := tableBytes([]string{"the", "refund", "tomorrow"}, []float32{0.01, 0.01, 0.01}, [][]int8{{100, 0}, {0, 100}, {-100, 50}})
+	wv, err := parseWordVectors(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wv.dims != 2 || wv.index["tomorrow"] != 2 || wv.q[4] != -100 || wv.scale[1] != 0.01 {
+		t.Fatalf("parsed %+v", wv)
+	}
+	for name, b := range map[string][]byte{
+		"magic":     append([]byte("XXXX1"), good[5:]...),
+		"truncated": good[:len(good)-1],
+		"short":     good[:7],
+	} {
+		if _, err := parseWordVectors(b); err == nil {
+			t.Errorf("%s: a malformed table parsed", name)
+		}
+	}
+	// The mean: "the" (rank 1) weighs 1/101 of itself, "refund" (rank 2)
+	// 2/102; the sum is scaled to unit length; words outside add nothing.
+	out := map[string]float64{}
+	a := lexiconOnly.analyzeLexicon(callscribe.Transcript{Text: "User: the refund, Zanzibar"})
+	wv.addMean(out, "v:", a.toks)
+	wThe, wRefund := 1.0/101, 2.0/102
+	n := math.Hypot(wThe, wRefund)
+	if math.Abs(out["v:0"]-wThe/n) > 1e-9 || math.Abs(out["v:1"]-wRefund/n) > 1e-9 {
+		t.Fatalf("mean = %v, want [%v %v]", out, wThe/n, wRefund/n)
+	}
+	none := map[string]float64{}
+	wv.addMean(none, "v:", lexiconOnly.analyzeLexicon(callscribe.Transcript{Text: "User: Zanzibar"}).toks)
+	var nilTable *WordVectors
+	nilTable.addMean(none, "v:", a.toks)
+	if len(none) != 0 {
+		t.Fatalf("features without known words or table: %v", none)
+	}
+	path := filepath.Join(t.TempDir(), "wv.bin")
+	os.WriteFile(path, good, 0o644)
+	if _, err := LoadWordVectors(path); err != nil {
+		t.Fatal(err)
 	}
 }
