@@ -331,6 +331,7 @@ func ExperimentMethods(wordClasses WordClasses, wordVectors *WordVectors) []Meth
 	shipped := func(cat string, fs FeatureSet) FeatureSet { return extension(cat, fs) }
 	clusters := func(cat string, fs FeatureSet) FeatureSet { fs = extension(cat, fs); fs.Clusters = true; return fs }
 	vectors := func(cat string, fs FeatureSet) FeatureSet { fs = extension(cat, fs); fs.Vectors = true; return fs }
+	offer := func(cat string, fs FeatureSet) FeatureSet { fs = extension(cat, fs); fs.Offer = true; return fs }
 	lambdas := []float64{0.001, 0.0003}
 	ms := []Method{
 		{Name: "baseline", FeatureSets: with(same)},
@@ -346,6 +347,7 @@ func ExperimentMethods(wordClasses WordClasses, wordVectors *WordVectors) []Meth
 		{Name: "shipped", FeatureSets: with(shipped)},
 		{Name: "shipped+clusters", FeatureSets: with(clusters), WordClasses: wordClasses},
 		{Name: "shipped+vectors", FeatureSets: with(vectors), WordVectors: wordVectors},
+		{Name: "shipped+offer", FeatureSets: with(offer)},
 	}
 	for i := range ms {
 		ms[i].Lambdas = lambdas

@@ -170,3 +170,39 @@ func TestParseWordVectors(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestOfferFeatures(t *testing.T) {
+	call := "Agent: Our new router does mesh. Premium is five pounds more a month.\n" +
+		"User: That's a good deal. Let's upgrade.\n" +
+		"Agent: Done, the kit arrives Friday.\n" +
+		"User: Lovely, thank you."
+	a := lexiconOnly.analyzeLexicon(callscribe.Transcript{Text: call})
+	if got := pricedTurns(a); len(got) != 1 || !got[0] {
+		t.Fatalf("priced turns = %v, want the first", got)
+	}
+	x := map[string]float64{}
+	offerFeatures(x, a)
+	for _, f := range []string{"o:priced", "o:u:upgrad", "o:u:let_upgrad", "o:a:done"} {
+		if x[f] == 0 {
+			t.Errorf("feature %s missing: %v", f, keysOf(x))
+		}
+	}
+	if x["o:u:lovely"] != 0 || x["o:a:kit"] == 0 {
+		t.Errorf("wrong turns read: %v", keysOf(x))
+	}
+	// A currency sign is a price; a number alone is not.
+	for text, want := range map[string]int{
+		"Agent: It's £5 extra.\nUser: Fine.":          1,
+		"Agent: It arrives in three days.\nUser: Ok.": 0,
+		"User: I pay ten pounds a month.\nAgent: Ok.": 0, // the customer's price is no offer
+	} {
+		if got := pricedTurns(lexiconOnly.analyzeLexicon(callscribe.Transcript{Text: text})); len(got) != want {
+			t.Errorf("%q: %d priced turns, want %d", text, len(got), want)
+		}
+	}
+	none := map[string]float64{}
+	offerFeatures(none, lexiconOnly.analyzeLexicon(callscribe.Transcript{Text: "Agent: Hello.\nUser: My router is broken."}))
+	if len(none) != 0 {
+		t.Errorf("features without an offer: %v", none)
+	}
+}

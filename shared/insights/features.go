@@ -47,6 +47,9 @@ type FeatureSet struct {
 	// (call_reason) or the last turns (the others). Read only when the calls
 	// were prepared with a table.
 	Vectors bool `json:"vectors,omitempty"`
+	// Offer (call_outcome): the turns around the agent's last priced offer,
+	// the customer's reply and the agent's answer to it (offer.go).
+	Offer bool `json:"offer,omitempty"`
 }
 
 // String names a feature set in the training log.
@@ -55,7 +58,7 @@ func (f FeatureSet) String() string {
 	for _, g := range []struct {
 		on   bool
 		name string
-	}{{f.Words, "words"}, {f.Chars, "chars"}, {f.Lexicon, "lexicon"}, {f.Position, "position"}, {f.Phonetic, "phonetic"}, {f.Opening, "opening"}, {f.Sides, "sides"}, {f.Clusters, "clusters"}, {f.Vectors, "vectors"}} {
+	}{{f.Words, "words"}, {f.Chars, "chars"}, {f.Lexicon, "lexicon"}, {f.Position, "position"}, {f.Phonetic, "phonetic"}, {f.Opening, "opening"}, {f.Sides, "sides"}, {f.Clusters, "clusters"}, {f.Vectors, "vectors"}, {f.Offer, "offer"}} {
 		if g.on {
 			p = append(p, g.name)
 		}
@@ -210,6 +213,9 @@ func features(a *analysis, cat string, fs FeatureSet, lex *catResult) map[string
 			}
 		}
 		addGroup(out, g)
+	}
+	if fs.Offer && cat == callscribe.CategoryCallOutcome {
+		offerFeatures(out, a)
 	}
 	if fs.Lexicon && lex != nil {
 		for v, s := range lex.scores {
