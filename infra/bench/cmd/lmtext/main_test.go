@@ -46,6 +46,8 @@ func TestExcluded(t *testing.T) {
 		{insights.LabelledCall{File: "call070.txt", Style: "asr"}, true},
 		{insights.LabelledCall{File: "call070.txt", Style: "terse"}, false},
 		{insights.LabelledCall{File: "call200.txt", Style: "heated", TrainOnly: true}, false},
+		{insights.LabelledCall{File: "call306.txt", Style: "terse", TrainOnly: true}, false},
+		{insights.LabelledCall{File: "call307.txt", Style: "terse", TrainOnly: true}, true},
 	}
 	for _, c := range cases {
 		if got := excluded(c.call); got != c.want {
