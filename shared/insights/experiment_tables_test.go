@@ -206,3 +206,25 @@ func TestOfferFeatures(t *testing.T) {
 		t.Errorf("features without an offer: %v", none)
 	}
 }
+
+// SelectLinear's order: dev clean, dev after speech, cross-validation, dev
+// log-likelihood.
+func TestBetterBreaksTiesInOrder(t *testing.T) {
+	base := Alternative{Dev: 0.8, DevSpeech: 0.7, CV: 0.75, DevLL: -0.9}
+	for _, c := range []struct {
+		name string
+		a    Alternative
+		want bool
+	}{
+		{"dev decides first", Alternative{Dev: 0.81, DevSpeech: 0.1, CV: 0.1, DevLL: -9}, true},
+		{"then after speech", Alternative{Dev: 0.8, DevSpeech: 0.71, CV: 0.1, DevLL: -9}, true},
+		{"then cross-validation", Alternative{Dev: 0.8, DevSpeech: 0.7, CV: 0.76, DevLL: -9}, true},
+		{"cross-validation before log-likelihood", Alternative{Dev: 0.8, DevSpeech: 0.7, CV: 0.74, DevLL: -0.1}, false},
+		{"log-likelihood last", Alternative{Dev: 0.8, DevSpeech: 0.7, CV: 0.75, DevLL: -0.5}, true},
+		{"a full tie keeps the first", base, false},
+	} {
+		if got := better(c.a, base); got != c.want {
+			t.Errorf("%s: better = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

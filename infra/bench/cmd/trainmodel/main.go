@@ -13,7 +13,8 @@
 //
 // Ties on dev's clean text are broken by dev's speech-engine transcripts
 // (testdata/insights-dev-speech, written from bench-insights' cache by
-// -save-dev-speech), then by the dev log-likelihood.
+// -save-dev-speech), then by 5-fold cross-validation over train+dev, then by
+// the dev log-likelihood.
 //
 // -retrain skips the search and refits with the settings recorded in -out.
 // -experiments compares issue 12's methods (insights.ExperimentMethods) on dev,
@@ -91,7 +92,7 @@ func main() {
 		}
 		var report []insights.Alternative
 		configs, report = insights.SelectLinear(train, dev, devSpeech)
-		fmt.Printf("trained on %d calls (%s), chosen on %d dev calls (%s; ties: after speech, %s); best per feature set:\n", len(train), *trainDir, len(dev), *devDir, *devSpeechDir)
+		fmt.Printf("trained on %d calls (%s), chosen on %d dev calls (%s; ties: after speech from %s, then 5-fold cross-validation over train+dev, then dev log-likelihood); best per feature set:\n", len(train), *trainDir, len(dev), *devDir, *devSpeechDir)
 		for _, a := range report {
 			fmt.Println(" ", a)
 		}
