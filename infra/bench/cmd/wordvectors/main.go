@@ -29,15 +29,14 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
 	"os"
-	"strings"
+
+	"github.com/callscribe/callscribe/infra/bench/internal/wordvec"
 )
 
 func main() {
@@ -53,36 +52,11 @@ func main() {
 }
 
 func run(in, out string, nWords, dims int) error {
-	f, err := os.Open(in)
+	words, vecs, err := wordvec.Load(in, nWords)
 	if err != nil {
-		return fmt.Errorf("%w (run `make word-vectors`, which fetches the vectors)", err)
+		return err
 	}
-	defer f.Close()
-	var src struct {
-		Dimensions int                  `json:"dimensions"`
-		Words      []string             `json:"words"`
-		Vectors    map[string][]float64 `json:"vectors"`
-	}
-	if err := json.NewDecoder(bufio.NewReaderSize(f, 1<<20)).Decode(&src); err != nil {
-		return fmt.Errorf("decode %s: %w", in, err)
-	}
-	d := src.Dimensions
-	var words []string
-	var vecs [][]float64
-	for _, w := range src.Words {
-		if len(words) == nWords {
-			break
-		}
-		if len(w) < 2 || len(w) > 255 || strings.TrimFunc(w, func(r rune) bool { return r >= 'a' && r <= 'z' }) != "" {
-			continue
-		}
-		v, ok := src.Vectors[w]
-		if !ok || len(v) < d {
-			continue
-		}
-		words = append(words, w)
-		vecs = append(vecs, unit(v[:d]))
-	}
+	d := len(vecs[0])
 	if dims > d {
 		return fmt.Errorf("-dims %d above the source's %d", dims, d)
 	}
@@ -99,9 +73,9 @@ func run(in, out string, nWords, dims int) error {
 	for _, v := range vecs {
 		p := make([]float64, dims)
 		for k, c := range comps {
-			p[k] = dot(v, c)
+			p[k] = wordvec.Dot(v, c)
 		}
-		p = unit(p)
+		p = wordvec.Unit(p)
 		m := 0.0
 		for _, x := range p {
 			m = max(m, math.Abs(x))
@@ -120,25 +94,6 @@ func run(in, out string, nWords, dims int) error {
 	}
 	fmt.Printf("wordvectors: wrote %s (%d words, %d dimensions, %d bytes)\n", out, len(words), dims, buf.Len())
 	return nil
-}
-
-func unit(v []float64) []float64 {
-	n := math.Sqrt(dot(v, v))
-	out := make([]float64, len(v))
-	for i, x := range v {
-		if n > 0 {
-			out[i] = x / n
-		}
-	}
-	return out
-}
-
-func dot(a, b []float64) float64 {
-	s := 0.0
-	for i := range a {
-		s += a[i] * b[i]
-	}
-	return s
 }
 
 // principalComponents returns the first k eigenvectors of the vectors'
@@ -172,19 +127,19 @@ func principalComponents(x [][]float64, k int) [][]float64 {
 		for i := range b {
 			b[i] = 1 / math.Sqrt(float64(d)) * float64(1+i%7)
 		}
-		b = unit(b)
+		b = wordvec.Unit(b)
 		for it := 0; it < 1000; it++ {
 			nb := make([]float64, d)
 			for i := 0; i < d; i++ {
-				nb[i] = dot(cov[i], b)
+				nb[i] = wordvec.Dot(cov[i], b)
 			}
 			for _, p := range comps { // stay orthogonal to the components found
-				pr := dot(nb, p)
+				pr := wordvec.Dot(nb, p)
 				for i := range nb {
 					nb[i] -= pr * p[i]
 				}
 			}
-			nb = unit(nb)
+			nb = wordvec.Unit(nb)
 			diff := 0.0
 			for i := range nb {
 				diff += math.Abs(nb[i] - b[i])
