@@ -135,21 +135,25 @@ func Experiment(train, dev Corpus, methods []Method, k int, log func(string)) []
 	var out []MethodResult
 	for _, me := range methods {
 		lex := lexiconFor(me.PhoneticMatch)
-		tr, dv := prepareWith(lex, train.Calls, nil).withClasses(me.WordClasses).withVectors(me.WordVectors), prepareWith(lex, dev.Calls, nil).withClasses(me.WordClasses).withVectors(me.WordVectors)
+		// prep analyses calls with the method's lexicon and word tables.
+		prep := func(calls []LabelledCall, speech map[string]callscribe.Transcript) *prepared {
+			return prepareWith(lex, calls, speech).withClasses(me.WordClasses).withVectors(me.WordVectors)
+		}
+		tr, dv := prep(train.Calls, nil), prep(dev.Calls, nil)
 		minWords := tr.minWords()
 		trFit := tr
 		if me.Augment && train.Speech != nil {
-			trFit = tr.concat(prepareWith(lex, train.Calls, train.Speech).withClasses(me.WordClasses).withVectors(me.WordVectors))
+			trFit = tr.concat(prep(train.Calls, train.Speech))
 		}
 		var dvSpeech *prepared
 		if dev.Speech != nil {
-			dvSpeech = prepareWith(lex, dev.Calls, dev.Speech).withClasses(me.WordClasses).withVectors(me.WordVectors)
+			dvSpeech = prep(dev.Calls, dev.Speech)
 		}
 		// Cross-validation over train+dev.
 		all := tr.concat(dv)
 		var allSpeech *prepared
 		if me.Augment && train.Speech != nil && dev.Speech != nil {
-			allSpeech = prepareWith(lex, append(slices.Clone(train.Calls), dev.Calls...), mergeSpeech(train.Speech, dev.Speech)).withClasses(me.WordClasses).withVectors(me.WordVectors)
+			allSpeech = prep(append(slices.Clone(train.Calls), dev.Calls...), mergeSpeech(train.Speech, dev.Speech))
 		}
 		scoredCV := 0
 		for _, c := range all.calls {

@@ -129,6 +129,17 @@ func SelectLinear(train, devCalls []LabelledCall, devSpeech map[string]callscrib
 	cvAcc := func(hits []int, gate float64) float64 {
 		return float64(hits[slices.Index(experimentGates(), gate)]) / float64(max(scoredCV, 1))
 	}
+	// The lexicon alone decides without a fit, so its cross-validated
+	// accuracy is its accuracy on the calls crossValidate scores.
+	lexiconCV := func(cat string) float64 {
+		hit := 0
+		for i, a := range all.an {
+			if all.calls[i].Style != "original" && firstValue(cat, a.cats[cat].selected, nil, nil, gateLexicon) == label(all.calls[i], cat) {
+				hit++
+			}
+		}
+		return float64(hit) / float64(max(scoredCV, 1))
+	}
 	speechAcc := func(cat string, cls []string, probs [][]float64, gate float64) float64 {
 		if devS == nil {
 			return -1
@@ -139,22 +150,14 @@ func SelectLinear(train, devCalls []LabelledCall, devSpeech map[string]callscrib
 	var report []Alternative
 	for _, cat := range LinearCategories {
 		lex := Alternative{Category: cat, Method: "lexicon", Config: LinearConfig{Gate: gateLexicon},
-			Dev: devAccuracy(cat, dev, nil, nil, gateLexicon, 0), DevSpeech: speechAcc(cat, nil, nil, gateLexicon), DevLL: math.Inf(-1)}
-		lexAt := len(report)
-		lexCVDone := false
+			Dev: devAccuracy(cat, dev, nil, nil, gateLexicon, 0), DevSpeech: speechAcc(cat, nil, nil, gateLexicon), CV: lexiconCV(cat), DevLL: math.Inf(-1)}
+		report = append(report, lex)
 		best := lex
 		for _, fs := range searchFeatureSets(cat) {
 			bestModel, bestBlend := Alternative{Dev: -1}, Alternative{Dev: -1}
 			for _, lambda := range searchLambdas {
 				cfg := LinearConfig{Features: fs, Lambda: lambda, Iterations: trainIterations, MinDF: trainMinDF}
 				cvHits := crossValidate(cat, cfg, all, nil, selectFolds)
-				if !lexCVDone {
-					// The lexicon's decisions do not depend on the fit.
-					lex.CV, lexCVDone = cvAcc(cvHits, gateLexicon), true
-					if best.Method == "lexicon" {
-						best.CV = lex.CV
-					}
-				}
 				m := tr.fit(cat, cfg)
 				probs, ll := predict(m, dev, cat)
 				var probsS [][]float64
@@ -181,7 +184,6 @@ func SelectLinear(train, devCalls []LabelledCall, devSpeech map[string]callscrib
 			}
 			report = append(report, bestModel, bestBlend)
 		}
-		report = slices.Insert(report, lexAt, lex)
 		chosen[cat] = best.Config
 		best.Method = "chosen: " + best.Method
 		report = append(report, best)
