@@ -144,8 +144,7 @@ func features(a *analysis, cat string, fs FeatureSet, lex *catResult) map[string
 		addGroup(out, g)
 	}
 	if fs.Vectors {
-		wv := a.vectors
-		wv.addMean(out, "v:", toks)
+		a.vectors.addMean(out, "v:", toks)
 		if cat == callscribe.CategoryCallReason {
 			open := openingTurns(a)
 			var ot []token
@@ -154,9 +153,8 @@ func features(a *analysis, cat string, fs FeatureSet, lex *catResult) map[string
 					ot = append(ot, t)
 				}
 			}
-			wv.addMean(out, "fv:", ot)
-		}
-		if cat != callscribe.CategoryCallReason {
+			a.vectors.addMean(out, "fv:", ot)
+		} else {
 			end := endTurns(a, cat)
 			var et []token
 			for _, t := range toks {
@@ -164,7 +162,7 @@ func features(a *analysis, cat string, fs FeatureSet, lex *catResult) map[string
 					et = append(et, t)
 				}
 			}
-			wv.addMean(out, "ev:", et)
+			a.vectors.addMean(out, "ev:", et)
 		}
 	}
 	if fs.Position && cat != callscribe.CategoryCallReason {
