@@ -24,6 +24,9 @@ const (
 	trainDir = "../../testdata/insights"
 	devDir   = "../../testdata/insights-dev"
 	testDir  = "../../testdata/insights-test"
+	// test2Dir is the second test split (sixth round), written after the first
+	// was spent and frozen before anything was chosen; outside the seeded split.
+	test2Dir = "../../testdata/insights-test2"
 )
 
 // splitSeed and splitPattern define the split. The calls other than the
@@ -48,12 +51,18 @@ func loadSplits(t *testing.T) map[string][]LabelledCall {
 	return out
 }
 
-// TestTestSplitIsFrozen fails when any file of the test split differs from
-// testdata/insights-test/SHA256SUMS, or a file was added or removed. The test
-// split is read only to report figures; if it really must change, regenerate
-// the checksums in a commit of its own and say why.
+// TestTestSplitIsFrozen fails when any file of a test split differs from its
+// SHA256SUMS, or a file was added or removed. The test splits are read only to
+// report figures; if one really must change, regenerate its checksums in a
+// commit of its own and say why.
 func TestTestSplitIsFrozen(t *testing.T) {
-	f, err := os.Open(filepath.Join(testDir, "SHA256SUMS"))
+	for _, dir := range []string{testDir, test2Dir} {
+		t.Run(filepath.Base(dir), func(t *testing.T) { checkFrozen(t, dir) })
+	}
+}
+
+func checkFrozen(t *testing.T, dir string) {
+	f, err := os.Open(filepath.Join(dir, "SHA256SUMS"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +79,7 @@ func TestTestSplitIsFrozen(t *testing.T) {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	entries, err := os.ReadDir(testDir)
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +92,7 @@ func TestTestSplitIsFrozen(t *testing.T) {
 			t.Errorf("unexpected directory %s in the test split", e.Name())
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(testDir, e.Name()))
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,6 +108,58 @@ func TestTestSplitIsFrozen(t *testing.T) {
 	}
 	if seen != len(want) {
 		t.Errorf("%d files of SHA256SUMS present and intact, want %d", seen, len(want))
+	}
+}
+
+// TestSecondTestSplit checks what the second test split must be to measure
+// anything: large enough that one call is under 1.5 points, every primary
+// reason and every outcome well represented, several writers, and no call
+// that is also in train, dev or the first test split (by file name or by
+// dialogue).
+func TestSecondTestSplit(t *testing.T) {
+	calls, err := LoadLabelledSet(test2Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) < 75 {
+		t.Errorf("%d calls, want at least 75", len(calls))
+	}
+	primary, outcome, writers := map[string]int{}, map[string]int{}, map[string]int{}
+	for _, c := range calls {
+		primary[c.CallReason[0]]++
+		outcome[c.CallOutcome]++
+		writers[c.Writer]++
+		if c.TrainOnly || c.Style == "" || c.Style == "original" || c.Writer == "" {
+			t.Errorf("%s: train_only %v, style %q, writer %q", c.File, c.TrainOnly, c.Style, c.Writer)
+		}
+	}
+	for _, cat := range callscribe.Taxonomy() {
+		for _, v := range cat.Values {
+			if cat.Name == callscribe.CategoryCallReason && primary[v.Value] < 5 {
+				t.Errorf("call_reason %s is primary in %d calls, want at least 5", v.Value, primary[v.Value])
+			}
+			if cat.Name == callscribe.CategoryCallOutcome && outcome[v.Value] < 9 {
+				t.Errorf("call_outcome %s in %d calls, want at least 9", v.Value, outcome[v.Value])
+			}
+		}
+	}
+	if len(writers) < 3 {
+		t.Errorf("writers %v, want at least three", writers)
+	}
+	elsewhere := map[string]string{}
+	for name, others := range loadSplits(t) {
+		for _, c := range others {
+			elsewhere[c.File] = name
+			elsewhere[strings.TrimSpace(c.Text)] = name + "/" + c.File
+		}
+	}
+	for _, c := range calls {
+		if s, ok := elsewhere[c.File]; ok {
+			t.Errorf("%s is also a file of %s", c.File, s)
+		}
+		if s, ok := elsewhere[strings.TrimSpace(c.Text)]; ok {
+			t.Errorf("%s has the dialogue of %s", c.File, s)
+		}
 	}
 }
 
