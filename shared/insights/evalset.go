@@ -25,6 +25,10 @@ type LabelledCall struct {
 	// they are always in train and outside the split's rule (TestSplitAssignment)
 	// and the evaluation set's composition (TestLabelledSetComposition).
 	TrainOnly bool `json:"train_only,omitempty"`
+	// Writer names who wrote the call (a writer, or a round written by one
+	// hand): SelectLinear cross-validates by writer (writerFolds). Every call
+	// of train and dev but the original ones has one.
+	Writer string `json:"writer,omitempty"`
 	// Text is the dialogue, read by LoadLabelledSet.
 	Text string `json:"-"`
 }

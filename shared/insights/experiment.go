@@ -3,8 +3,10 @@ package insights
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
 )
@@ -178,7 +180,7 @@ func Experiment(train, dev Corpus, methods []Method, k int, log func(string)) []
 					if dvSpeech != nil {
 						probsS, _ = predict(m, dvSpeech, cat)
 					}
-					cvHits := crossValidate(cat, cfg, all, allSpeech, k)
+					cvHits := crossValidate(cat, cfg, all, allSpeech, interleavedFolds(len(all.calls), k))
 					for gi, gate := range experimentGates() {
 						cfg.Gate = gate
 						acc := accuracy(cat, dv, classes, probs, gate, minWords)
@@ -243,14 +245,61 @@ func accuracy(cat string, p *prepared, classes []string, probs [][]float64, gate
 	return float64(hit) / float64(max(len(p.an), 1))
 }
 
+// Folds assigns each call of a cross-validation to the fold it is held out
+// in: Of[i] for call i, -1 for a call that is always trained on and never
+// scored (the original calls). N is the number of folds.
+type Folds struct {
+	Of []int
+	N  int
+}
+
+// interleavedFolds puts call i in fold i mod k (the original calls too, which
+// are trained on in the other folds and never scored).
+func interleavedFolds(n, k int) Folds {
+	f := Folds{Of: make([]int, n), N: k}
+	for i := range f.Of {
+		f.Of[i] = i % k
+	}
+	return f
+}
+
+// writerFolds holds out one writer at a time: the calls of each writer
+// (LabelledCall.Writer) form a fold, in the order of the writers' names. The
+// original calls and any call without a writer are always trained on.
+//
+// Why by writer: a call's wording is most like the other calls of its writer
+// (the same settings, names, turns of phrase), so folds that mix every writer
+// score a setting on calls whose writer it has already read. The calls the
+// service meets were written by nobody it has read; holding out whole writers
+// measures that, and prefers settings that do not lean on one writer's habits.
+func writerFolds(calls []LabelledCall) Folds {
+	var writers []string
+	for _, c := range calls {
+		if c.Style != "original" && c.Writer != "" && !slices.Contains(writers, c.Writer) {
+			writers = append(writers, c.Writer)
+		}
+	}
+	slices.Sort(writers)
+	f := Folds{Of: make([]int, len(calls)), N: len(writers)}
+	for i, c := range calls {
+		f.Of[i] = -1
+		if c.Style != "original" {
+			f.Of[i] = slices.Index(writers, c.Writer)
+		}
+	}
+	return f
+}
+
 // crossValidate returns, per gate of experimentGates, the calls of all (but
-// the original ones) decided right by a model trained on the other folds (plus their speech transcripts
-// when speech is set: speech.calls are all.calls' in order, by file).
-func crossValidate(cat string, cfg LinearConfig, all, speech *prepared, k int) []int {
+// the original ones) decided right by a model trained on the other folds
+// (plus their speech transcripts when speech is set: speech.calls are
+// all.calls' in order, by file). The folds are fitted concurrently; each is
+// deterministic and the counts are summed in fold order, so the result does
+// not depend on the scheduling.
+func crossValidate(cat string, cfg LinearConfig, all, speech *prepared, folds Folds) []int {
 	classes := classesOf(cat)
-	hits := make([]int, len(experimentGates()))
-	if k < 2 {
-		return hits
+	if folds.N < 2 {
+		return make([]int, len(experimentGates()))
 	}
 	docs := all.features(cat, cfg.Features)
 	var sdocs []map[string]float64
@@ -261,41 +310,55 @@ func crossValidate(cat string, cfg LinearConfig, all, speech *prepared, k int) [
 			sIndex[c.File+"\x00"+c.Text] = i
 		}
 	}
-	for f := 0; f < k; f++ {
-		var trDocs []map[string]float64
-		var trLabels []int
-		minWords := -1
-		for i, c := range all.calls {
-			if i%k == f {
-				continue
-			}
-			trDocs = append(trDocs, docs[i])
-			trLabels = append(trLabels, slices.Index(classes, label(c, cat)))
-			if minWords < 0 || len(all.an[i].toks) < minWords {
-				minWords = len(all.an[i].toks)
-			}
-			if j, ok := sIndex[c.File+"\x00"+c.Text]; ok {
-				trDocs = append(trDocs, sdocs[j])
+	perFold := make([][]int, folds.N)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(runtime.GOMAXPROCS(0), 1))
+	for f := 0; f < folds.N; f++ {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			hits := make([]int, len(experimentGates()))
+			var trDocs []map[string]float64
+			var trLabels []int
+			minWords := -1
+			for i, c := range all.calls {
+				if folds.Of[i] == f {
+					continue
+				}
+				trDocs = append(trDocs, docs[i])
 				trLabels = append(trLabels, slices.Index(classes, label(c, cat)))
-			}
-		}
-		m := trainCat(cfg, classes, trDocs, trLabels)
-		for i, a := range all.an {
-			if i%k != f {
-				continue
-			}
-			var pr []float64
-			if len(a.toks) >= minWords {
-				pr = m.probs(docs[i])
-			}
-			if all.calls[i].Style == "original" {
-				continue // scored on the calls written after the lexicon only
-			}
-			for gi, gate := range experimentGates() {
-				if firstValue(cat, a.cats[cat].selected, classes, pr, gate) == label(all.calls[i], cat) {
-					hits[gi]++
+				if minWords < 0 || len(all.an[i].toks) < minWords {
+					minWords = len(all.an[i].toks)
+				}
+				if j, ok := sIndex[c.File+"\x00"+c.Text]; ok {
+					trDocs = append(trDocs, sdocs[j])
+					trLabels = append(trLabels, slices.Index(classes, label(c, cat)))
 				}
 			}
+			m := trainCat(cfg, classes, trDocs, trLabels)
+			for i, a := range all.an {
+				if folds.Of[i] != f || all.calls[i].Style == "original" {
+					continue // scored on the calls written after the lexicon only
+				}
+				var pr []float64
+				if len(a.toks) >= minWords {
+					pr = m.probs(docs[i])
+				}
+				for gi, gate := range experimentGates() {
+					if firstValue(cat, a.cats[cat].selected, classes, pr, gate) == label(all.calls[i], cat) {
+						hits[gi]++
+					}
+				}
+			}
+			perFold[f] = hits
+		}()
+	}
+	wg.Wait()
+	hits := make([]int, len(experimentGates()))
+	for _, h := range perFold {
+		for gi := range hits {
+			hits[gi] += h[gi]
 		}
 	}
 	return hits

@@ -207,24 +207,71 @@ func TestOfferFeatures(t *testing.T) {
 	}
 }
 
-// SelectLinear's order: dev clean, dev after speech, cross-validation, dev
-// log-likelihood.
+// SelectLinear's order: cross-validation by writer, then dev clean, dev after
+// speech, dev log-likelihood.
 func TestBetterBreaksTiesInOrder(t *testing.T) {
-	base := Alternative{Dev: 0.8, DevSpeech: 0.7, CV: 0.75, DevLL: -0.9}
+	base := Alternative{CV: 0.75, Dev: 0.8, DevSpeech: 0.7, DevLL: -0.9}
 	for _, c := range []struct {
 		name string
 		a    Alternative
 		want bool
 	}{
-		{"dev decides first", Alternative{Dev: 0.81, DevSpeech: 0.1, CV: 0.1, DevLL: -9}, true},
-		{"then after speech", Alternative{Dev: 0.8, DevSpeech: 0.71, CV: 0.1, DevLL: -9}, true},
-		{"then cross-validation", Alternative{Dev: 0.8, DevSpeech: 0.7, CV: 0.76, DevLL: -9}, true},
-		{"cross-validation before log-likelihood", Alternative{Dev: 0.8, DevSpeech: 0.7, CV: 0.74, DevLL: -0.1}, false},
-		{"log-likelihood last", Alternative{Dev: 0.8, DevSpeech: 0.7, CV: 0.75, DevLL: -0.5}, true},
+		{"cross-validation decides first", Alternative{CV: 0.76, Dev: 0.1, DevSpeech: 0.1, DevLL: -9}, true},
+		{"cross-validation before dev", Alternative{CV: 0.74, Dev: 0.9, DevSpeech: 0.9, DevLL: -0.1}, false},
+		{"then dev", Alternative{CV: 0.75, Dev: 0.81, DevSpeech: 0.1, DevLL: -9}, true},
+		{"then after speech", Alternative{CV: 0.75, Dev: 0.8, DevSpeech: 0.71, DevLL: -9}, true},
+		{"after speech before log-likelihood", Alternative{CV: 0.75, Dev: 0.8, DevSpeech: 0.69, DevLL: -0.1}, false},
+		{"log-likelihood last", Alternative{CV: 0.75, Dev: 0.8, DevSpeech: 0.7, DevLL: -0.5}, true},
 		{"a full tie keeps the first", base, false},
 	} {
 		if got := better(c.a, base); got != c.want {
 			t.Errorf("%s: better = %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// writerFolds holds out whole writers: a fold is one writer's calls, the
+// original calls are in no fold, and no writer is split across folds.
+func TestWriterFolds(t *testing.T) {
+	calls := []LabelledCall{
+		{File: "a", Style: "original"},
+		{File: "b", Style: "terse", Writer: "w2"},
+		{File: "c", Style: "asr", Writer: "w1"},
+		{File: "d", Style: "terse", Writer: "w2"},
+		{File: "e", Style: "heated", Writer: "w3"},
+	}
+	f := writerFolds(calls)
+	if want := []int{-1, 1, 0, 1, 2}; f.N != 3 || !slices.Equal(f.Of, want) {
+		t.Fatalf("writerFolds = %v (N %d), want %v (N 3)", f.Of, f.N, want)
+	}
+	if g := interleavedFolds(5, 2); g.N != 2 || !slices.Equal(g.Of, []int{0, 1, 0, 1, 0}) {
+		t.Errorf("interleavedFolds(5, 2) = %v (N %d)", g.Of, g.N)
+	}
+}
+
+// Every call of train and dev but the original ones names its writer, so that
+// SelectLinear's cross-validation holds each one out; and there are enough
+// writers for that to mean something.
+func TestEveryCallHasAWriter(t *testing.T) {
+	writers := map[string]int{}
+	for _, dir := range []string{trainDir, devDir} {
+		calls, err := LoadLabelledSet(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range calls {
+			switch {
+			case c.Style == "original" && c.Writer != "":
+				t.Errorf("%s: an original call has writer %q (they are never held out)", c.File, c.Writer)
+			case c.Style != "original" && c.Writer == "":
+				t.Errorf("%s/%s has no writer", dir, c.File)
+			}
+			if c.Writer != "" {
+				writers[c.Writer]++
+			}
+		}
+	}
+	if len(writers) < 5 {
+		t.Errorf("%d writers (%v): cross-validation by writer needs several", len(writers), writers)
 	}
 }

@@ -3,18 +3,19 @@
 //
 // It fits on the train split only (testdata/insights) and chooses each
 // category's settings (feature groups, L2 penalty, the confidence gate between
-// model and lexicon) by accuracy on the dev split (testdata/insights-dev). It
-// never reads the test split. Training is deterministic: the same inputs give
-// the same bytes, which TestModelIsReproducible checks.
+// model and lexicon) by accuracy over train and dev (testdata/insights-dev)
+// cross-validated by writer: each writer's calls held out in turn
+// (insights.SelectLinear says why). It never reads the test splits. Training
+// is deterministic: the same inputs give the same bytes, which
+// TestModelIsReproducible checks.
 //
 // Usage:
 //
 //	go run ./infra/bench/cmd/trainmodel [-train testdata/insights] [-dev testdata/insights-dev] [-out shared/insights/model.json] [-retrain]
 //
-// Ties on dev's clean text are broken by dev's speech-engine transcripts
+// Ties are broken by dev's clean text, then dev's speech-engine transcripts
 // (testdata/insights-dev-speech, written from bench-insights' cache by
-// -save-dev-speech), then by 5-fold cross-validation over train+dev, then by
-// the dev log-likelihood.
+// -save-dev-speech), then by the dev log-likelihood.
 //
 // -retrain skips the search and refits with the settings recorded in -out.
 // -experiments compares issue 12's methods (insights.ExperimentMethods) on dev,
@@ -92,7 +93,7 @@ func main() {
 		}
 		var report []insights.Alternative
 		configs, report = insights.SelectLinear(train, dev, devSpeech)
-		fmt.Printf("trained on %d calls (%s), chosen on %d dev calls (%s; ties: after speech from %s, then 5-fold cross-validation over train+dev, then dev log-likelihood); best per feature set:\n", len(train), *trainDir, len(dev), *devDir, *devSpeechDir)
+		fmt.Printf("trained on %d calls (%s), chosen by cross-validation over train+dev by writer (ties: the %d dev calls of %s, then after speech from %s, then dev log-likelihood); best per feature set:\n", len(train), *trainDir, len(dev), *devDir, *devSpeechDir)
 		for _, a := range report {
 			fmt.Println(" ", a)
 		}
