@@ -47,6 +47,11 @@ type FeatureSet struct {
 	// (call_reason) or the last turns (the others). Read only when the calls
 	// were prepared with a table.
 	Vectors bool `json:"vectors,omitempty"`
+	// Late (call_outcome): word unigrams and bigrams of the second half of the
+	// call ("h:"), besides the whole call's, so that what is said late can
+	// outweigh the same words early ("if this fails I'll escalate it" at the
+	// start of a call that ends fixed).
+	Late bool `json:"late,omitempty"`
 	// Offer (call_outcome): the turns around the agent's last priced offer,
 	// the customer's reply and the agent's answer to it (offer.go).
 	Offer bool `json:"offer,omitempty"`
@@ -58,7 +63,7 @@ func (f FeatureSet) String() string {
 	for _, g := range []struct {
 		on   bool
 		name string
-	}{{f.Words, "words"}, {f.Chars, "chars"}, {f.Lexicon, "lexicon"}, {f.Position, "position"}, {f.Phonetic, "phonetic"}, {f.Opening, "opening"}, {f.Sides, "sides"}, {f.Clusters, "clusters"}, {f.Vectors, "vectors"}, {f.Offer, "offer"}} {
+	}{{f.Words, "words"}, {f.Chars, "chars"}, {f.Lexicon, "lexicon"}, {f.Position, "position"}, {f.Phonetic, "phonetic"}, {f.Opening, "opening"}, {f.Sides, "sides"}, {f.Clusters, "clusters"}, {f.Vectors, "vectors"}, {f.Offer, "offer"}, {f.Late, "late"}} {
 		if g.on {
 			p = append(p, g.name)
 		}
@@ -93,6 +98,19 @@ func features(a *analysis, cat string, fs FeatureSet, lex *catResult) map[string
 			g["w:"+t.stem] = true
 			if i > 0 && toks[i-1].turn == t.turn {
 				g["w:"+toks[i-1].stem+"_"+t.stem] = true
+			}
+		}
+		addGroup(out, g)
+	}
+	if fs.Late && cat == callscribe.CategoryCallOutcome {
+		g := map[string]bool{}
+		for i, t := range toks {
+			if t.pos < 0.5 {
+				continue
+			}
+			g["h:"+t.stem] = true
+			if i > 0 && toks[i-1].turn == t.turn {
+				g["h:"+toks[i-1].stem+"_"+t.stem] = true
 			}
 		}
 		addGroup(out, g)
