@@ -2,7 +2,9 @@ package sphinx
 
 import (
 	"bufio"
+	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 )
@@ -123,4 +125,45 @@ func ReadDictionaryWords(path string) (map[string]bool, error) {
 		words[field] = true
 	}
 	return words, sc.Err()
+}
+
+// LeakWords is the length from which a sentence of an evaluation set found in
+// the domain text counts as read by the LM. Shorter ones do not: the formulas
+// every call says ("how can i help you today", "let me check that for you",
+// six words each) turn up in any call-centre text, the hand-written one
+// included.
+const LeakWords = 8
+
+// EvaluationFiles lists the dialogues whose speech the benches score, under
+// testdata: the ASR call set (dialogues), the ASR dev set (the first 24
+// original calls of the tagger's train split, insights/call01–call24) and the
+// tagger's dev and test splits. The domain LM must never read a sentence of
+// theirs (TestDomainTextDisjointFromEvaluation; make lm-text leaves them out).
+func EvaluationFiles(testdata string) ([]string, error) {
+	var files []string
+	for _, pattern := range []string{"dialogues/*.txt", "insights-dev/*.txt", "insights-test/*.txt", "insights-test2/*.txt"} {
+		m, err := filepath.Glob(filepath.Join(testdata, pattern))
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, m...)
+	}
+	for i := 1; i <= 24; i++ {
+		files = append(files, filepath.Join(testdata, "insights", fmt.Sprintf("call%02d.txt", i)))
+	}
+	return files, nil
+}
+
+// EvaluationSentences reads files and returns their sentences of LeakWords or
+// more words, normalised as DialogueSentences gives them.
+func EvaluationSentences(files []string) ([]string, error) {
+	var out []string
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, DialogueSentences(string(b), AnyWord, LeakWords)...)
+	}
+	return out, nil
 }

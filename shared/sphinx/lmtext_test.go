@@ -1,7 +1,6 @@
 package sphinx
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -49,67 +48,33 @@ func TestReadDictionaryWords(t *testing.T) {
 	}
 }
 
-// The domain LM must never have read a sentence the benches score: the ASR
-// call set (testdata/dialogues), the ASR dev set (call01–call24 of the train
-// split) and the tagger's dev and test splits. A sentence of eight or more
-// words found verbatim in the LM text is a leak. Shorter ones are not: the
-// formulas every call says ("how can i help you today", "let me check that
-// for you", six words each) turn up in any call-centre text, the hand-written
-// one included.
-//
-// independentFormulas are the eight-word exceptions: sentences of the second
-// test split (testdata/insights-test2) that are also in the LM text because
-// the training calls' writers said the same stock formula. The test split's
-// writers never saw the LM text or the training calls, and the test split was
-// frozen before it was checked against the text, so these are the same
-// formula written twice, not a sentence the LM read from it. Each is listed
-// with its call, so a new one still fails.
-var independentFormulas = map[string]string{
-	"call474.txt": "thank you for taking the time to call",
-	"call475.txt": "can i have your name and date of birth",
-	"call484.txt": "thank you very much you are very kind",
-	"call498.txt": "do you still have the card with you",
-	"call500.txt": "can i take your name and date of birth",
-}
-
+// The domain LM must never have read a sentence the benches score
+// (EvaluationFiles): a sentence of LeakWords or more found verbatim in the LM
+// text is a leak. make lm-text leaves such sentences out of calls.txt, stock
+// formulas written independently by other writers included, so this holds
+// for the hand-written text and the generated one alike.
 func TestDomainTextDisjointFromEvaluation(t *testing.T) {
-	const leakWords = 8
-	root := filepath.Join("..", "..", "testdata")
-	var files []string
-	for _, pattern := range []string{"dialogues/*.txt", "insights-dev/*.txt", "insights-test/*.txt", "insights-test2/*.txt"} {
-		m, err := filepath.Glob(filepath.Join(root, pattern))
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, m...)
-	}
-	for i := 1; i <= 24; i++ {
-		files = append(files, filepath.Join(root, "insights", fmt.Sprintf("call%02d.txt", i)))
+	files, err := EvaluationFiles(filepath.Join("..", "..", "testdata"))
+	if err != nil {
+		t.Fatal(err)
 	}
 	if len(files) < 24+22+37+37+78 {
 		t.Fatalf("found %d evaluation files; is testdata/ where it was?", len(files))
 	}
 	index := NewDomainTextIndex()
-	var checked, leaks, formulas int
+	var checked, leaks int
 	for _, f := range files {
-		b, err := os.ReadFile(f)
+		sentences, err := EvaluationSentences([]string{f})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, s := range DialogueSentences(string(b), AnyWord, leakWords) {
+		for _, s := range sentences {
 			checked++
-			if strings.Contains(f, "insights-test2") && independentFormulas[filepath.Base(f)] == s {
-				formulas++
-				continue
-			}
 			if index.Contains(s) {
 				leaks++
 				t.Errorf("%s: %q is in the domain LM text", filepath.Base(f), s)
 			}
 		}
 	}
-	if formulas != len(independentFormulas) {
-		t.Errorf("%d of the %d independent formulas found: remove the ones no longer there", formulas, len(independentFormulas))
-	}
-	t.Logf("%d evaluation sentences of %d+ words, %d in the LM text, %d independent formulas", checked, leakWords, leaks, formulas)
+	t.Logf("%d evaluation sentences of %d+ words, %d in the LM text", checked, LeakWords, leaks)
 }
