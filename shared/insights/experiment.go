@@ -245,18 +245,18 @@ func accuracy(cat string, p *prepared, classes []string, probs [][]float64, gate
 	return float64(hit) / float64(max(len(p.an), 1))
 }
 
-// Folds assigns each call of a cross-validation to the fold it is held out
+// foldPlan assigns each call of a cross-validation to the fold it is held out
 // in: Of[i] for call i, -1 for a call that is always trained on and never
 // scored (the original calls). N is the number of folds.
-type Folds struct {
+type foldPlan struct {
 	Of []int
 	N  int
 }
 
 // interleavedFolds puts call i in fold i mod k (the original calls too, which
 // are trained on in the other folds and never scored).
-func interleavedFolds(n, k int) Folds {
-	f := Folds{Of: make([]int, n), N: k}
+func interleavedFolds(n, k int) foldPlan {
+	f := foldPlan{Of: make([]int, n), N: k}
 	for i := range f.Of {
 		f.Of[i] = i % k
 	}
@@ -272,7 +272,7 @@ func interleavedFolds(n, k int) Folds {
 // score a setting on calls whose writer it has already read. The calls the
 // service meets were written by nobody it has read; holding out whole writers
 // measures that, and prefers settings that do not lean on one writer's habits.
-func writerFolds(calls []LabelledCall) Folds {
+func writerFolds(calls []LabelledCall) foldPlan {
 	var writers []string
 	for _, c := range calls {
 		if c.Style != "original" && c.Writer != "" && !slices.Contains(writers, c.Writer) {
@@ -280,7 +280,7 @@ func writerFolds(calls []LabelledCall) Folds {
 		}
 	}
 	slices.Sort(writers)
-	f := Folds{Of: make([]int, len(calls)), N: len(writers)}
+	f := foldPlan{Of: make([]int, len(calls)), N: len(writers)}
 	for i, c := range calls {
 		f.Of[i] = -1
 		if c.Style != "original" {
@@ -296,7 +296,7 @@ func writerFolds(calls []LabelledCall) Folds {
 // all.calls' in order, by file). The folds are fitted concurrently; each is
 // deterministic and the counts are summed in fold order, so the result does
 // not depend on the scheduling.
-func crossValidate(cat string, cfg LinearConfig, all, speech *prepared, folds Folds) []int {
+func crossValidate(cat string, cfg LinearConfig, all, speech *prepared, folds foldPlan) []int {
 	classes := classesOf(cat)
 	if folds.N < 2 {
 		return make([]int, len(experimentGates()))
