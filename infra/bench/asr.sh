@@ -27,7 +27,8 @@
 #
 # Environment: ASR_VARIANTS (default "16k 8k 8k-mp3 librivox librivox-8k"; add "dev", "tagger-dev"), ASR_ARGS (extra
 # asrbench flags, e.g. "-lm-weight -1" to measure without the domain LM, or
-# "-no-narrowband-mllr" without the 8 kHz MLLR transforms),
+# "-no-narrowband-mllr" without the 8 kHz MLLR transforms, "-no-speaker-adapt" without
+# the second, speaker-adapted pass over each 8 kHz channel),
 # AGENT_VOICE (flite voice of the Agent channel, default slt; the User is rms),
 # which gets a cache of its own.
 set -euo pipefail

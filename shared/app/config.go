@@ -38,6 +38,9 @@ type Config struct {
 	Summarizer   string // SUMMARIZER: builtin | openai (| bedrock)
 	Tagger       string // TAGGER: builtin | openai (| bedrock)
 	AgentChannel int    // AGENT_CHANNEL
+	// SpeakerAdaptation: the embedded engine adapts to each telephone
+	// channel's speaker in a second pass (SPEAKER_ADAPTATION: on | off).
+	SpeakerAdaptation bool
 
 	OpenAIBaseURL         string        // OPENAI_BASE_URL
 	OpenAIAPIKey          string        // OPENAI_API_KEY
@@ -103,6 +106,7 @@ func ConfigFromEnv() (Config, error) {
 		Summarizer:            e.str("SUMMARIZER", "builtin"),
 		Tagger:                e.str("TAGGER", "builtin"),
 		AgentChannel:          e.integer("AGENT_CHANNEL", 0, 0, 1),
+		SpeakerAdaptation:     e.onOff("SPEAKER_ADAPTATION", true),
 		OpenAIBaseURL:         e.str("OPENAI_BASE_URL", "https://api.openai.com/v1"),
 		OpenAIAPIKey:          os.Getenv("OPENAI_API_KEY"),
 		OpenAITranscribeModel: e.str("OPENAI_TRANSCRIBE_MODEL", "whisper-1"),
@@ -165,6 +169,20 @@ func (e *envReader) integer(name string, def, lo, hi int) int {
 		return def
 	}
 	return n
+}
+
+func (e *envReader) onOff(name string, def bool) bool {
+	switch v := strings.ToLower(strings.TrimSpace(os.Getenv(name))); v {
+	case "":
+		return def
+	case "on":
+		return true
+	case "off":
+		return false
+	default:
+		e.fail(name, fmt.Sprintf("must be on or off, got %q", v))
+		return def
+	}
 }
 
 func (e *envReader) number(name string, def float64) float64 {

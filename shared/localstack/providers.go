@@ -16,7 +16,8 @@ func Providers() engines.Table[app.Config] {
 	return engines.Table[app.Config]{
 		Transcribers: map[string]engines.Factory[app.Config, callscribe.Transcriber]{
 			"sphinx": func(cfg app.Config) (callscribe.Transcriber, func(), error) {
-				t, err := sphinx.NewTranscriber(sphinx.Config{Decoders: cfg.Workers, AgentChannel: cfg.AgentChannel})
+				t, err := sphinx.NewTranscriber(sphinx.Config{Decoders: cfg.Workers, AgentChannel: cfg.AgentChannel,
+					SpeakerAdaptation: cfg.SpeakerAdaptation})
 				if err != nil {
 					return nil, nil, err
 				}

@@ -21,6 +21,21 @@
 // (narrowband_mapped.mllr) and one for the others (narrowband_unmapped.mllr),
 // estimated with SphinxTrain by infra/bench/cmd/narrowbandadapt.
 //
+// Those transforms fit telephone speech in general, not the person on the line.
+// With speaker adaptation on (Config.SpeakerAdaptation; the local stack's
+// default) each telephone channel is decoded twice (speaker_cgo.go): the first
+// pass's words are aligned to the channel's own features by SphinxTrain's bw
+// (with the channel type's transform applied), mllr_solve estimates a transform
+// for this speaker from that alignment alone, and every region is decoded again
+// with it. No transcript is needed, so the first pass's errors reach the
+// alignment; on the dev sets the speaker's own transform still beat a half and
+// half blend with the general one, and a channel whose first pass has fewer
+// than 15 words keeps it (too few frames per parameter). Supervised adaptation
+// to the bench's own Agent voice, measured once as a ceiling and never shipped,
+// took the ASR dev set's Agent channel from 24.4% to 18.2%; the unsupervised
+// pass reaches 19.7%. It costs about twice the decoding CPU; SphinxTrain
+// failing costs the channel its second pass, never its transcript.
+//
 // A job's keyterms (per-job vocabulary) are boosted by a tiny n-gram model
 // of the terms interpolated with those LMs in a search that lives for that
 // job only; words missing from the pronouncing dictionary are reported, not

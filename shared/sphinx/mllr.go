@@ -143,3 +143,13 @@ func identityMLLR(streams []int) *MLLR {
 	}
 	return m
 }
+
+// blendMLLR returns w·a + (1-w)·b, value by value (both one class over the
+// same streams).
+func blendMLLR(a, b *MLLR, w float64) *MLLR {
+	out := &MLLR{Classes: 1, Streams: a.Streams, Values: make([]float64, len(a.Values))}
+	for i := range a.Values {
+		out.Values[i] = w*a.Values[i] + (1-w)*b.Values[i]
+	}
+	return out
+}

@@ -81,3 +81,26 @@ func TestParseMLLRRejectsDamagedFiles(t *testing.T) {
 		t.Error("a one-stream transform fits a three-stream model")
 	}
 }
+
+// Blending a transform with the identity moves each value that share of the
+// way, and the ends of the range give back the two transforms.
+func TestBlendMLLR(t *testing.T) {
+	id := identityMLLR([]int{2})
+	own := &MLLR{Classes: 1, Streams: []int{2}, Values: []float64{2, 0, 0, 4, 1, -1, 3, 3}}
+	got := blendMLLR(own, id, 0.25)
+	want := []float64{1.25, 0, 0, 1.75, 0.25, -0.25, 1.5, 1.5}
+	for i := range want {
+		if got.Values[i] != want[i] {
+			t.Fatalf("blend 0.25 = %v, want %v", got.Values, want)
+		}
+	}
+	for w, m := range map[float64]*MLLR{0: id, 1: own} {
+		b := blendMLLR(own, id, w)
+		for i := range m.Values {
+			if b.Values[i] != m.Values[i] {
+				t.Errorf("blend %g = %v, want %v", w, b.Values, m.Values)
+				break
+			}
+		}
+	}
+}

@@ -31,7 +31,11 @@ type Transcriber struct {
 	// the others ("" for none), identityPath the identity transform's, which
 	// undoes them: decoders are shared by all channels and switch.
 	mappedMLLRPath, unmappedMLLRPath, identityPath string
-	closed                                         sync.Once
+	// mappedMLLR and unmappedMLLR are those transforms (nil for none), the
+	// starting point of a channel's speaker adaptation (speaker, nil when off).
+	mappedMLLR, unmappedMLLR *MLLR
+	speaker                  *speakerAdapter
+	closed                   sync.Once
 }
 
 var _ callscribe.Transcriber = (*Transcriber)(nil)
@@ -117,10 +121,25 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 			}
 			transforms = append(transforms, x.m)
 		}
+		t.mappedMLLR, t.unmappedMLLR = mllr, unmapped
 	}
-	if len(transforms) > 0 {
+	if cfg.SpeakerAdaptation {
+		tools := cfg.SphinxTrainDir
+		if tools == "" {
+			tools = DefaultSphinxTrainDir
+		}
+		w := cfg.SpeakerAdaptationWeight
+		if w == 0 {
+			w = DefaultSpeakerAdaptationWeight
+		}
+		if t.speaker, err = newSpeakerAdapter(tools, hmm, dict, filepath.Join(dir, "speaker"), w, speakerMinWords); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+	}
+	if len(transforms) > 0 || t.speaker != nil {
 		t.identityPath = filepath.Join(dir, "identity.mllr")
-		if err := os.WriteFile(t.identityPath, identityMLLR(transforms[0].Streams).Format(), 0o600); err != nil {
+		if err := os.WriteFile(t.identityPath, identityMLLR(modelStreams).Format(), 0o600); err != nil {
 			os.RemoveAll(dir)
 			return nil, fmt.Errorf("sphinx: writing the MLLR transform: %w", err)
 		}
@@ -171,11 +190,12 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 		t.Close()
 		return nil, fmt.Errorf("sphinx: the narrowband map is for %d-long cepstra, the model's are %d", t.narrow.Dim, t.all[0].cepDim())
 	}
+	if dim := t.all[0].cepDim(); (len(transforms) > 0 || t.speaker != nil) && dim != modelStreams[0] {
+		t.Close()
+		return nil, fmt.Errorf("sphinx: the model's cepstra have %d values; its MLLR transforms are for %d", dim, modelStreams[0])
+	}
 	for _, m := range transforms {
-		// The model's features are the cepstra with their deltas and
-		// double deltas, one stream each (1s_c_d_dd, -svspec).
-		dim := t.all[0].cepDim()
-		if err := m.checkStreams([]int{dim, dim, dim}); err != nil {
+		if err := m.checkStreams(modelStreams); err != nil {
 			t.Close()
 			return nil, fmt.Errorf("sphinx: the narrowband MLLR transform does not fit the model: %w", err)
 		}
@@ -184,6 +204,11 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 		"narrowband_map", t.narrow != nil, "narrowband_mllr", t.mappedMLLRPath != "", "narrowband_unmapped_mllr", t.unmappedMLLRPath != "", "elapsed_ms", time.Since(start).Milliseconds())
 	return t, nil
 }
+
+// modelStreams are the feature streams of pocketsphinx-en-us that MLLR
+// transforms apply to: the 13 cepstra, their deltas and double deltas
+// (1s_c_d_dd, -svspec 0-12/13-25/26-38).
+var modelStreams = []int{13, 13, 13}
 
 // Close frees the decoders. It waits for decoders in use to be returned.
 func (t *Transcriber) Close() {
@@ -284,13 +309,13 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 	defer func() { t.pool <- d }()
 	// The acoustic model's adaptation for this channel (none for wideband),
 	// then the job's keyterms on the language model side.
-	mllr := ""
+	mllr, base := "", (*MLLR)(nil)
 	switch {
 	case rate > NarrowbandRate:
 	case weight >= 0.5:
-		mllr = t.mappedMLLRPath
+		mllr, base = t.mappedMLLRPath, t.mappedMLLR
 	default:
-		mllr = t.unmappedMLLRPath
+		mllr, base = t.unmappedMLLRPath, t.unmappedMLLR
 	}
 	if err := d.setMLLR(mllr, t.identityPath); err != nil {
 		return nil, nil, err
@@ -312,12 +337,11 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 			}()
 		}
 	}
-	alias := callscribe.SpeakerAlias(ch, t.cfg.AgentChannel)
-	var (
-		out []callscribe.Segment
-		buf []int16
-	)
-	for _, g := range regions {
+	// Speaker adaptation decodes twice, so it keeps each region's features.
+	adapt := t.speaker != nil && rate <= NarrowbandRate
+	passes := make([]regionPass, len(regions))
+	var buf []int16
+	for i, g := range regions {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
@@ -326,27 +350,85 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 			buf = make([]int16, n)
 		}
 		buf = buf[:r.Read(buf[:n], g.Start)]
-		words, err := t.recognise(d, buf, weight)
-		if err != nil {
+		if !adapt {
+			if passes[i].words, err = t.recognise(d, buf, weight); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
+		if passes[i].cep, err = t.features(d, buf, weight); err != nil {
 			return nil, nil, err
 		}
+		if passes[i].words, err = d.decodeCepstra(passes[i].cep); err != nil {
+			return nil, nil, err
+		}
+	}
+	if adapt {
+		if err := t.adaptAndDecode(ctx, d, ch, passes, base, mllr); err != nil {
+			return nil, nil, err
+		}
+	}
+	alias := callscribe.SpeakerAlias(ch, t.cfg.AgentChannel)
+	var out []callscribe.Segment
+	for i, g := range regions {
+		words := passes[i].words
 		if len(words) == 0 {
 			continue
 		}
 		texts := make([]string, len(words))
-		for i, w := range words {
-			texts[i] = w.Text
+		for j, w := range words {
+			texts[j] = w.Text
 		}
-		base := float64(g.Start) / targetRate
+		start := float64(g.Start) / targetRate
 		out = append(out, callscribe.Segment{
 			Text:         strings.Join(texts, " "),
-			TimeStart:    round2(base + float64(words[0].Start)/100),
-			TimeEnd:      round2(base + float64(words[len(words)-1].End+1)/100),
+			TimeStart:    round2(start + float64(words[0].Start)/100),
+			TimeEnd:      round2(start + float64(words[len(words)-1].End+1)/100),
 			SpeakerID:    ch,
 			SpeakerAlias: alias,
 		})
 	}
 	return out, report, nil
+}
+
+// adaptAndDecode estimates the channel's speaker transform from the first
+// pass and decodes every region again with it, replacing the first pass's
+// words. When SphinxTrain fails the channel keeps its first pass: adaptation
+// improves a transcript, and losing one to it would be worse.
+func (t *Transcriber) adaptAndDecode(ctx context.Context, d *decoder, ch int, passes []regionPass, base *MLLR, basePath string) error {
+	start := time.Now()
+	path, dir, err := t.speaker.estimate(ctx, passes, base, basePath, modelStreams)
+	if dir != "" {
+		defer os.RemoveAll(dir)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		t.log.Warn("sphinx speaker adaptation failed; the channel keeps its first pass", "channel", ch, "error", err)
+		return nil
+	}
+	if path == "" {
+		return nil
+	}
+	if err := d.setMLLR(path, t.identityPath); err != nil {
+		return err
+	}
+	for i := range passes {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if len(passes[i].cep) == 0 {
+			continue
+		}
+		words, err := d.decodeCepstra(passes[i].cep)
+		if err != nil {
+			return err
+		}
+		passes[i].words = words
+	}
+	t.log.Debug("sphinx speaker adaptation", "channel", ch, "elapsed_ms", time.Since(start).Milliseconds())
+	return nil
 }
 
 // planOnly checks terms against the dictionary on a pooled decoder, for a
@@ -381,9 +463,19 @@ func (t *Transcriber) recognise(d *decoder, samples []int16, weight float64) ([]
 	if weight <= 0 {
 		return d.decode(samples)
 	}
-	cep, err := d.cepstra(samples)
+	cep, err := t.features(d, samples, weight)
 	if err != nil {
 		return nil, err
+	}
+	return d.decodeCepstra(cep)
+}
+
+// features returns the cepstra the decoder reads for one region: the front
+// end's, moved weight of the way to the narrowband map's output.
+func (t *Transcriber) features(d *decoder, samples []int16, weight float64) ([]float32, error) {
+	cep, err := d.cepstra(samples)
+	if err != nil || weight <= 0 {
+		return cep, err
 	}
 	mapped := t.narrow.Apply(cep)
 	if weight < 1 {
@@ -392,7 +484,7 @@ func (t *Transcriber) recognise(d *decoder, samples []int16, weight float64) ([]
 			mapped[i] = w*mapped[i] + (1-w)*cep[i]
 		}
 	}
-	return d.decodeCepstra(mapped)
+	return mapped, nil
 }
 
 // Cepstra returns the cepstra a decoder's front end computes for one channel of

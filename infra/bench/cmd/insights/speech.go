@@ -81,7 +81,7 @@ func (s *speechPath) prepare(calls []insights.LabelledCall) error {
 	if len(todo) == 0 {
 		return nil
 	}
-	eng, err := sphinx.NewTranscriber(sphinx.Config{Decoders: workers, AgentChannel: 0})
+	eng, err := sphinx.NewTranscriber(sphinx.Config{Decoders: workers, AgentChannel: 0, SpeakerAdaptation: true})
 	if err != nil {
 		return fmt.Errorf("starting the sphinx engine: %w", err)
 	}

@@ -21,41 +21,14 @@
 // own bin_mdef_write_text) and the mixture weights from the quantised sendump.
 package main
 
-/*
-#cgo pkg-config: pocketsphinx
-#include <stdlib.h>
-#include <sphinxbase/cmd_ln.h>
-
-typedef struct bin_mdef_s bin_mdef_t;
-bin_mdef_t *bin_mdef_read(cmd_ln_t *config, const char *filename);
-int bin_mdef_write_text(bin_mdef_t *m, const char *filename);
-int bin_mdef_free(bin_mdef_t *m);
-
-static int mdef_to_text(const char *in, const char *out) {
-	bin_mdef_t *m = bin_mdef_read(NULL, in);
-	if (m == NULL) return -1;
-	int rc = bin_mdef_write_text(m, out);
-	bin_mdef_free(m);
-	return rc;
-}
-*/
-import "C"
-
 import (
-	"bufio"
 	"context"
-	"encoding/binary"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/callscribe/callscribe/infra/bench/internal/speechdata"
 	"github.com/callscribe/callscribe/shared/sphinx"
@@ -108,7 +81,7 @@ func main() {
 		sentences = sentences[:*limit]
 	}
 	base := filepath.Join(*work, "base")
-	if err := prepareModel(filepath.Join(*modelDir, "en-us"), base); err != nil {
+	if err := sphinx.PrepareTrainingModel(filepath.Join(*modelDir, "en-us"), base); err != nil {
 		fatal(fmt.Errorf("preparing the model for SphinxTrain: %w", err))
 	}
 	dict := filepath.Join(*modelDir, "cmudict-en-us.dict")
@@ -127,17 +100,14 @@ func main() {
 	switch *method {
 	case "mllr":
 		tmp := filepath.Join(*work, "mllr_matrix-"+*features)
-		if err := run(filepath.Join(*tools, "mllr_solve"), filepath.Join(*work, "mllr_solve-"+*features+".log"),
-			"-meanfn", filepath.Join(base, "means"), "-varfn", filepath.Join(base, "variances"),
-			"-outmllrfn", tmp, "-accumdir", accum); err != nil {
+		logPath := filepath.Join(*work, "mllr_solve-"+*features+".log")
+		fmt.Fprintf(os.Stderr, "narrowbandadapt: mllr_solve (log %s)\n", logPath)
+		if _, err := sphinx.SolveMLLR(context.Background(), *tools, base, accum, tmp, logPath); err != nil {
 			fatal(err)
 		}
 		b, err := os.ReadFile(tmp)
 		if err != nil {
 			fatal(err)
-		}
-		if _, err := sphinx.ParseMLLR(b); err != nil {
-			fatal(fmt.Errorf("mllr_solve wrote a transform the engine rejects: %w", err))
 		}
 		// The engine's reader stops after the numbers, so a trailing comment
 		// line records what the transform was estimated on.
@@ -149,7 +119,9 @@ func main() {
 		if err := os.MkdirAll(*out, 0o755); err != nil {
 			fatal(err)
 		}
-		if err := run(filepath.Join(*tools, "map_adapt"), filepath.Join(*work, "map_adapt.log"),
+		logPath := filepath.Join(*work, "map_adapt.log")
+		fmt.Fprintf(os.Stderr, "narrowbandadapt: map_adapt (log %s)\n", logPath)
+		if err := sphinx.RunSphinxTrain(context.Background(), filepath.Join(*tools, "map_adapt"), logPath,
 			"-moddeffn", filepath.Join(base, "mdef.txt"), "-ts2cbfn", ".ptm.",
 			"-meanfn", filepath.Join(base, "means"), "-varfn", filepath.Join(base, "variances"),
 			"-mixwfn", filepath.Join(base, "mixture_weights"), "-tmatfn", filepath.Join(base, "transition_matrices"),
@@ -161,7 +133,7 @@ func main() {
 		// The rest of the model is the stock one: only the Gaussians move.
 		src := filepath.Join(*modelDir, "en-us")
 		for _, f := range []string{"mdef", "sendump", "transition_matrices", "noisedict", "feat.params"} {
-			if err := copyFile(filepath.Join(src, f), filepath.Join(*out, f)); err != nil {
+			if err := sphinx.CopyFile(filepath.Join(src, f), filepath.Join(*out, f)); err != nil {
 				fatal(err)
 			}
 		}
@@ -211,7 +183,7 @@ func collectStats(features, voices, textPath, cache, work, accum string, sentenc
 				return "", fmt.Errorf("cepstra of %d values, want 13", dim)
 			}
 			id := fmt.Sprintf("%s-%03d", strings.NewReplacer(":", "-", "+", "-", "@", "-").Replace(voice), i)
-			if err := writeMFC(filepath.Join(feat, id+".mfc"), cep); err != nil {
+			if err := sphinx.WriteMFC(filepath.Join(feat, id+".mfc"), cep); err != nil {
 				return "", err
 			}
 			fmt.Fprintln(&ctl, id)
@@ -236,12 +208,9 @@ func collectStats(features, voices, textPath, cache, work, accum string, sentenc
 	if err := os.MkdirAll(accum, 0o755); err != nil {
 		return "", err
 	}
-	if err := run(filepath.Join(tools, "bw"), filepath.Join(work, "bw-"+features+".log"),
-		"-hmmdir", base, "-moddeffn", filepath.Join(base, "mdef.txt"), "-ts2cbfn", ".ptm.",
-		"-feat", "1s_c_d_dd", "-svspec", "0-12/13-25/26-38", "-cmn", "batch", "-agc", "none",
-		"-dictfn", dict, "-fdictfn", filepath.Join(base, "noisedict"),
-		"-ctlfn", ctlPath, "-lsnfn", lsnPath, "-cepdir", feat, "-cepext", "mfc",
-		"-accumdir", accum, "-timing", "no"); err != nil {
+	logPath := filepath.Join(work, "bw-"+features+".log")
+	fmt.Fprintf(os.Stderr, "narrowbandadapt: bw (log %s)\n", logPath)
+	if err := sphinx.RunBW(ctx, tools, base, dict, ctlPath, lsnPath, feat, accum, "", logPath); err != nil {
 		return "", err
 	}
 	desc := fmt.Sprintf("%.0f s of speech (%d utterances): sentences of %s (the domain LM text) in voices %s; 8 kHz by sox, %s features",
@@ -254,156 +223,6 @@ func fatal(err error) {
 	os.Exit(1)
 }
 
-// run runs a SphinxTrain tool with its output in logPath.
-func run(tool, logPath string, args ...string) error {
-	f, err := os.Create(logPath)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	cmd := exec.Command(tool, args...)
-	cmd.Stdout, cmd.Stderr = f, f
-	fmt.Fprintf(os.Stderr, "narrowbandadapt: %s (log %s)\n", filepath.Base(tool), logPath)
-	if err := cmd.Run(); err != nil {
-		tail, _ := os.ReadFile(logPath)
-		if len(tail) > 2000 {
-			tail = tail[len(tail)-2000:]
-		}
-		return fmt.Errorf("%s: %v (install sphinxtrain); end of its log:\n%s", filepath.Base(tool), err, tail)
-	}
-	return nil
-}
-
-// prepareModel copies the stock model into dir in the form SphinxTrain reads:
-// a text model definition and s3 mixture weights.
-func prepareModel(src, dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for _, f := range []string{"means", "variances", "transition_matrices", "noisedict", "feat.params"} {
-		if err := copyFile(filepath.Join(src, f), filepath.Join(dir, f)); err != nil {
-			return err
-		}
-	}
-	in, out := C.CString(filepath.Join(src, "mdef")), C.CString(filepath.Join(dir, "mdef.txt"))
-	defer C.free(unsafe.Pointer(in))
-	defer C.free(unsafe.Pointer(out))
-	if C.mdef_to_text(in, out) < 0 {
-		return errors.New("converting mdef to text failed")
-	}
-	b, err := os.ReadFile(filepath.Join(src, "sendump"))
-	if err != nil {
-		return err
-	}
-	mixw, nSen, nFeat, nCW, err := readSendump(b)
-	if err != nil {
-		return err
-	}
-	return writeS3(filepath.Join(dir, "mixture_weights"), []uint32{uint32(nSen), uint32(nFeat), uint32(nCW)}, mixw)
-}
-
-// readSendump decodes PocketSphinx's quantised mixture weights (unclustered
-// sendump, as pocketsphinx-en-us ships): a header of length-prefixed strings
-// ending in a zero length, the codeword and senone counts, then for each
-// feature stream and codeword one byte per senone holding -log1.0001(w) >> 10.
-// The result is indexed [senone][feature][codeword], each row normalised.
-func readSendump(b []byte) (mixw []float32, nSen, nFeat, nCW int, err error) {
-	p := 0
-	next := func() (uint32, bool) {
-		if p+4 > len(b) {
-			return 0, false
-		}
-		v := binary.LittleEndian.Uint32(b[p:])
-		p += 4
-		return v, true
-	}
-	for {
-		n, ok := next()
-		if !ok || int(n) > len(b)-p {
-			return nil, 0, 0, 0, errors.New("sendump: truncated header")
-		}
-		if n == 0 {
-			break
-		}
-		s := strings.TrimRight(string(b[p:p+int(n)]), "\x00")
-		p += int(n)
-		var v int
-		switch {
-		case strings.HasPrefix(s, "feature_count "):
-			fmt.Sscan(s[len("feature_count "):], &nFeat)
-		case strings.HasPrefix(s, "cluster_count "):
-			fmt.Sscan(s[len("cluster_count "):], &v)
-			if v != 0 {
-				return nil, 0, 0, 0, errors.New("sendump: clustered weights are not supported")
-			}
-		case strings.HasPrefix(s, "mixw_shift "), strings.HasPrefix(s, "cluster_bits "):
-			return nil, 0, 0, 0, fmt.Errorf("sendump: unsupported header %q", s)
-		}
-	}
-	cw, ok1 := next()
-	sen, ok2 := next()
-	nCW, nSen = int(cw), int(sen)
-	if !ok1 || !ok2 || nFeat <= 0 || len(b)-p != nFeat*nCW*nSen {
-		return nil, 0, 0, 0, fmt.Errorf("sendump: %d bytes of weights for %d streams, %d codewords, %d senones", len(b)-p, nFeat, nCW, nSen)
-	}
-	mixw = make([]float32, nSen*nFeat*nCW)
-	for f := 0; f < nFeat; f++ {
-		for c := 0; c < nCW; c++ {
-			row := b[p+(f*nCW+c)*nSen:]
-			for s := 0; s < nSen; s++ {
-				mixw[(s*nFeat+f)*nCW+c] = float32(math.Pow(1.0001, -float64(int(row[s])<<10)))
-			}
-		}
-	}
-	for i := 0; i < nSen*nFeat; i++ {
-		row := mixw[i*nCW : (i+1)*nCW]
-		var sum float64
-		for _, v := range row {
-			sum += float64(v)
-		}
-		for j := range row {
-			row[j] = float32(float64(row[j]) / sum)
-		}
-	}
-	return mixw, nSen, nFeat, nCW, nil
-}
-
-// writeS3 writes a SphinxTrain binary parameter file: the "s3" header, the
-// byte-order mark, the dimensions, the value count and the values.
-func writeS3(path string, dims []uint32, data []float32) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	hdr := "s3\nversion 1.0\n"
-	if pad := (len(hdr) + len("endhdr\n")) % 4; pad != 0 {
-		hdr += strings.Repeat(" ", 4-pad)
-	}
-	hdr += "endhdr\n"
-	w.WriteString(hdr)
-	for _, v := range append([]uint32{0x11223344}, append(dims, uint32(len(data)))...) {
-		binary.Write(w, binary.LittleEndian, v)
-	}
-	binary.Write(w, binary.LittleEndian, data)
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-// writeMFC writes cepstra in Sphinx's feature file format: the number of
-// values, then the values (little-endian; readers detect the order).
-func writeMFC(path string, cep []float32) error {
-	b := make([]byte, 4+4*len(cep))
-	binary.LittleEndian.PutUint32(b, uint32(len(cep)))
-	for i, v := range cep {
-		binary.LittleEndian.PutUint32(b[4+4*i:], math.Float32bits(v))
-	}
-	return os.WriteFile(path, b, 0o644)
-}
-
 func allKnown(toks []string, words map[string]bool) bool {
 	for _, t := range toks {
 		if !words[t] {
@@ -411,21 +230,4 @@ func allKnown(toks []string, words map[string]bool) bool {
 		}
 	}
 	return len(toks) > 0
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.Create(dst)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }

@@ -1,0 +1,106 @@
+//go:build cgo
+
+package sphinx
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+)
+
+// speakerAdapter adapts the acoustic model to one channel's speaker, without
+// transcripts: the channel is decoded once, SphinxTrain aligns that first
+// hypothesis to the channel's own features (bw) and estimates an MLLR mean
+// transform from the alignment (mllr_solve), and the channel is decoded again
+// with it. This is unsupervised speaker adaptation as telephone-speech
+// recognisers have long done it; the first pass's errors make the alignment
+// noisy, so the channel's own transform is blended with the channel type's
+// general one (weight: the channel's share) and channels with few words keep
+// the first pass.
+type speakerAdapter struct {
+	tools, model, dict, dir string
+	weight                  float64
+	minWords                int
+	seq                     atomic.Int64
+}
+
+// newSpeakerAdapter prepares SphinxTrain's copy of the model in dir.
+func newSpeakerAdapter(tools, hmm, dict, dir string, weight float64, minWords int) (*speakerAdapter, error) {
+	for _, tool := range []string{"bw", "mllr_solve"} {
+		if _, err := os.Stat(filepath.Join(tools, tool)); err != nil {
+			return nil, fmt.Errorf("sphinx: speaker adaptation needs SphinxTrain's %s (install sphinxtrain): %w", tool, err)
+		}
+	}
+	s := &speakerAdapter{tools: tools, model: filepath.Join(dir, "model"), dict: dict, dir: dir, weight: weight, minWords: minWords}
+	if err := PrepareTrainingModel(hmm, s.model); err != nil {
+		return nil, fmt.Errorf("sphinx: preparing the model for speaker adaptation: %w", err)
+	}
+	return s, nil
+}
+
+// regionPass is one VAD region's features and first-pass words.
+type regionPass struct {
+	cep   []float32
+	words []word
+}
+
+// estimate returns the file of the channel's blended transform, or "" when
+// the channel has too few words to adapt to. base is the channel type's
+// general transform (nil: none, the identity) and basePath its file ("" for
+// none); the caller removes the returned file's directory (the second value).
+func (s *speakerAdapter) estimate(ctx context.Context, passes []regionPass, base *MLLR, basePath string, streams []int) (path, dir string, err error) {
+	n := 0
+	for _, p := range passes {
+		n += len(p.words)
+	}
+	if n < s.minWords {
+		return "", "", nil
+	}
+	dir = filepath.Join(s.dir, fmt.Sprintf("channel-%d", s.seq.Add(1)))
+	accum := filepath.Join(dir, "accum")
+	if err := os.MkdirAll(accum, 0o700); err != nil {
+		return "", dir, err
+	}
+	var ctl, lsn strings.Builder
+	for i, p := range passes {
+		if len(p.words) == 0 {
+			continue
+		}
+		id := fmt.Sprintf("r%04d", i)
+		if err := WriteMFC(filepath.Join(dir, id+".mfc"), p.cep); err != nil {
+			return "", dir, err
+		}
+		texts := make([]string, len(p.words))
+		for j, w := range p.words {
+			texts[j] = w.Text
+		}
+		fmt.Fprintln(&ctl, id)
+		fmt.Fprintf(&lsn, "<s> %s </s> (%s)\n", strings.Join(texts, " "), id)
+	}
+	ctlPath, lsnPath := filepath.Join(dir, "fileids"), filepath.Join(dir, "transcription")
+	if err := os.WriteFile(ctlPath, []byte(ctl.String()), 0o600); err != nil {
+		return "", dir, err
+	}
+	if err := os.WriteFile(lsnPath, []byte(lsn.String()), 0o600); err != nil {
+		return "", dir, err
+	}
+	if err := RunBW(ctx, s.tools, s.model, s.dict, ctlPath, lsnPath, dir, accum, basePath, filepath.Join(dir, "bw.log")); err != nil {
+		return "", dir, err
+	}
+	own, err := SolveMLLR(ctx, s.tools, s.model, accum, filepath.Join(dir, "own.mllr"), filepath.Join(dir, "mllr_solve.log"))
+	if err != nil {
+		return "", dir, err
+	}
+	if err := own.checkStreams(streams); err != nil || own.Classes != 1 {
+		return "", dir, fmt.Errorf("sphinx: the channel's MLLR transform does not fit the model: %v", err)
+	}
+	if base == nil {
+		base = identityMLLR(streams)
+	}
+	blended := blendMLLR(own, base, s.weight)
+	path = filepath.Join(dir, "blended.mllr")
+	return path, dir, os.WriteFile(path, blended.Format(), 0o600)
+}

@@ -1,0 +1,129 @@
+//go:build cgo
+
+package sphinx
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/callscribe/callscribe/shared/callscribe"
+)
+
+// speakerLines are three sentences by one speaker, enough words (29) for the
+// channel to be adapted to (speakerMinWords).
+var speakerLines = []string{
+	"Thank you for calling customer service. How can I help you today?",
+	"I can see the payment on your account from last Monday.",
+	"I have sent the refund to your card and it should arrive within five working days.",
+}
+
+func needSphinxTrain(t *testing.T) {
+	t.Helper()
+	transcriber(t) // skips when the model is missing
+	if _, err := os.Stat(filepath.Join(DefaultSphinxTrainDir, "bw")); err != nil {
+		t.Skip("sphinxtrain is not installed; run make deps-speech")
+	}
+}
+
+// speakerCall is one channel holding speakerLines by voice at rate, a second
+// of silence around each.
+func speakerCall(t *testing.T, voice string, rate int) ([]byte, string) {
+	t.Helper()
+	var clips []clip
+	at := 1.0
+	for _, line := range speakerLines {
+		pcm := speak(t, voice, line, rate)
+		clips = append(clips, clip{at, pcm})
+		at += float64(len(pcm))/float64(rate) + 1
+	}
+	return wavOf(t, rate, track(rate, at+1, clips...)), strings.Join(speakerLines, " ")
+}
+
+func transcribeText(t *testing.T, tr *Transcriber, audio []byte) string {
+	t.Helper()
+	res, err := tr.Transcribe(context.Background(), callscribe.TranscriptionRequest{Audio: audio})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text []string
+	for _, s := range res.Transcript {
+		text = append(text, s.Text)
+	}
+	return strings.Join(text, " ")
+}
+
+// With speaker adaptation a telephone channel is decoded, adapted to and
+// decoded again, and still recognised; wideband audio is decoded once.
+func TestSpeakerAdaptationAdaptsTelephoneChannels(t *testing.T) {
+	needSphinxTrain(t)
+	var logs bytes.Buffer
+	tr, err := NewTranscriber(Config{Decoders: 1, SpeakerAdaptation: true,
+		Logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	for _, rate := range []int{8000, 16000} {
+		logs.Reset()
+		audio, ref := speakerCall(t, "slt", rate)
+		got := transcribeText(t, tr, audio)
+		if w := wer(ref, got); w > 0.3 {
+			t.Errorf("%d Hz: WER %.0f%% (%q)", rate, 100*w, got)
+		}
+		adapted := strings.Contains(logs.String(), `"msg":"sphinx speaker adaptation"`)
+		if adapted != (rate == 8000) {
+			t.Errorf("%d Hz: adapted = %v; logs:\n%s", rate, adapted, logs.String())
+		}
+	}
+}
+
+// When SphinxTrain fails the channel keeps its first pass (the transcript
+// without adaptation) and the failure is logged; the job does not fail.
+func TestSpeakerAdaptationFailureKeepsTheFirstPass(t *testing.T) {
+	needSphinxTrain(t)
+	tools := t.TempDir()
+	for _, tool := range []string{"bw", "mllr_solve"} {
+		if err := os.WriteFile(filepath.Join(tools, tool), []byte("#!/bin/sh\necho broken >&2\nexit 3\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var logs bytes.Buffer
+	broken, err := NewTranscriber(Config{Decoders: 1, SpeakerAdaptation: true, SphinxTrainDir: tools,
+		Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer broken.Close()
+	plain, err := NewTranscriber(Config{Decoders: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	audio, _ := speakerCall(t, "slt", 8000)
+	got, want := transcribeText(t, broken, audio), transcribeText(t, plain, audio)
+	if got != want || got == "" {
+		t.Errorf("with SphinxTrain failing: %q, want the first pass %q", got, want)
+	}
+	if !strings.Contains(logs.String(), "speaker adaptation failed") || !strings.Contains(logs.String(), "broken") {
+		t.Errorf("the failure is not logged with its cause:\n%s", logs.String())
+	}
+}
+
+// Without SphinxTrain's tools the engine does not start with adaptation on,
+// and says what to install.
+func TestSpeakerAdaptationNeedsSphinxTrain(t *testing.T) {
+	transcriber(t)
+	tr, err := NewTranscriber(Config{Decoders: 1, SpeakerAdaptation: true, SphinxTrainDir: t.TempDir()})
+	if err == nil {
+		tr.Close()
+		t.Fatal("started without SphinxTrain")
+	}
+	if !strings.Contains(err.Error(), "sphinxtrain") {
+		t.Errorf("error %q does not say to install sphinxtrain", err)
+	}
+}
