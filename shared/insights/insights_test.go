@@ -418,8 +418,11 @@ func TestModelIsReproducible(t *testing.T) {
 
 // TestDevSplitAccuracy keeps the trained model's dev figures (the split its
 // settings were chosen on; make train-insights prints them) from slipping:
-// the floors sit one call below the measured 78.4% (first reason), 89.2% and
-// 86.5% (model v7; dev is held out of its fit and only breaks ties in its search).
+// the floors sit one call below the measured 75.7% (first reason), 91.9% and
+// 89.2% (model v8; dev is held out of its fit and only breaks ties in its
+// search). v8 reads one dev call's reason worse than v7 (78.4%) and one call
+// each of sentiment and outcome better (89.2%, 86.5%); it was chosen, as v7
+// was, by cross-validation over 749 calls of 13 writers, not on dev's 37.
 func TestDevSplitAccuracy(t *testing.T) {
 	calls, err := LoadLabelledSet("../../testdata/insights-dev")
 	if err != nil {
@@ -427,7 +430,7 @@ func TestDevSplitAccuracy(t *testing.T) {
 	}
 	s := scoreCalls(t, calls).Scores()
 	t.Logf("dev: call_reason %.1f%% (top-1 %.1f%%), sentiment %.1f%%, outcome %.1f%%", 100*s.ReasonHit, 100*s.ReasonTop1, 100*s.Sentiment, 100*s.Outcome)
-	requireFloors(t, "dev ", floor{"call_reason first value", s.ReasonTop1, 0.75}, floor{"customer_sentiment", s.Sentiment, 0.86}, floor{"call_outcome", s.Outcome, 0.83})
+	requireFloors(t, "dev ", floor{"call_reason first value", s.ReasonTop1, 0.72}, floor{"customer_sentiment", s.Sentiment, 0.89}, floor{"call_outcome", s.Outcome, 0.86})
 }
 
 // TestModelDecisionIsReported: on a whole call the trained model runs for its
