@@ -5,8 +5,9 @@
 # package is already installed it only runs one dpkg-query and exits, so `make run`
 # and `make test` can call it every time. espeak-ng gives the narrowband-map
 # trainer (make narrowband-map) voices that the ASR bench's calls do not use;
-# sphinxtrain (bw, mllr_solve) estimates the 8 kHz MLLR transform (make
-# narrowband-adapt); the engine itself does not need it.
+# sphinxtrain (bw, mllr_solve) estimates the 8 kHz MLLR transforms (make
+# narrowband-adapt), and the engine runs the same tools to adapt to each
+# telephone channel's speaker (SPEAKER_ADAPTATION, on by default).
 set -euo pipefail
 
 PKGS=(

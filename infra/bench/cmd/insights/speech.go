@@ -22,6 +22,10 @@ import (
 	"github.com/callscribe/callscribe/shared/sphinx"
 )
 
+// speakerAdaptation: the engine runs as the local stack runs it by default
+// (SPEAKER_ADAPTATION=on). It is part of the transcript cache's key.
+const speakerAdaptation = true
+
 // synthRate is the telephone rate the calls are synthesised at, as the issue
 // asks: the speech engine must cope with 8 kHz stereo call recordings.
 const synthRate = 8000
@@ -58,7 +62,7 @@ func newSpeechPath(cache string) (*speechPath, error) {
 	if err := build.Run(); err != nil {
 		return nil, fmt.Errorf("building synthcall: %w", err)
 	}
-	engineID, err := hashTree("shared/sphinx")
+	engineID, err := hashTree("shared/sphinx", fmt.Sprintf("speaker adaptation %v", speakerAdaptation))
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +85,7 @@ func (s *speechPath) prepare(calls []insights.LabelledCall) error {
 	if len(todo) == 0 {
 		return nil
 	}
-	eng, err := sphinx.NewTranscriber(sphinx.Config{Decoders: workers, AgentChannel: 0, SpeakerAdaptation: true})
+	eng, err := sphinx.NewTranscriber(sphinx.Config{Decoders: workers, AgentChannel: 0, SpeakerAdaptation: speakerAdaptation})
 	if err != nil {
 		return fmt.Errorf("starting the sphinx engine: %w", err)
 	}
@@ -175,8 +179,9 @@ func (s *speechPath) transcribe(c insights.LabelledCall) ([]callscribe.Segment, 
 	return res.Transcript, os.WriteFile(s.transcriptPath(c), b, 0o644)
 }
 
-// hashTree hashes the files under dir (names and contents) in a stable order.
-func hashTree(dir string) (string, error) {
+// hashTree hashes the engine settings and the files under dir (names and
+// contents) in a stable order.
+func hashTree(dir, settings string) (string, error) {
 	var files []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -192,6 +197,7 @@ func hashTree(dir string) (string, error) {
 	}
 	slices.Sort(files)
 	h := sha256.New()
+	fmt.Fprintf(h, "%s\n", settings)
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
