@@ -94,8 +94,11 @@ func (s *speakerAdapter) estimate(ctx context.Context, passes []regionPass, base
 	if err != nil {
 		return "", dir, err
 	}
-	if err := own.checkStreams(streams); err != nil || own.Classes != 1 {
-		return "", dir, fmt.Errorf("sphinx: the channel's MLLR transform does not fit the model: %v", err)
+	if own.Classes != 1 {
+		return "", dir, fmt.Errorf("sphinx: mllr_solve wrote %d classes for the channel, want 1", own.Classes)
+	}
+	if err := own.checkStreams(streams); err != nil {
+		return "", dir, fmt.Errorf("sphinx: the channel's MLLR transform does not fit the model: %w", err)
 	}
 	if base == nil {
 		base = identityMLLR(streams)
