@@ -23,18 +23,17 @@ import (
 type speakerAdapter struct {
 	tools, model, dict, dir string
 	weight                  float64
-	minWords                int
 	seq                     atomic.Int64
 }
 
 // newSpeakerAdapter prepares SphinxTrain's copy of the model in dir.
-func newSpeakerAdapter(tools, hmm, dict, dir string, weight float64, minWords int) (*speakerAdapter, error) {
+func newSpeakerAdapter(tools, hmm, dict, dir string, weight float64) (*speakerAdapter, error) {
 	for _, tool := range []string{"bw", "mllr_solve"} {
 		if _, err := os.Stat(filepath.Join(tools, tool)); err != nil {
 			return nil, fmt.Errorf("sphinx: speaker adaptation needs SphinxTrain's %s (install sphinxtrain): %w", tool, err)
 		}
 	}
-	s := &speakerAdapter{tools: tools, model: filepath.Join(dir, "model"), dict: dict, dir: dir, weight: weight, minWords: minWords}
+	s := &speakerAdapter{tools: tools, model: filepath.Join(dir, "model"), dict: dict, dir: dir, weight: weight}
 	if err := PrepareTrainingModel(hmm, s.model); err != nil {
 		return nil, fmt.Errorf("sphinx: preparing the model for speaker adaptation: %w", err)
 	}
@@ -56,7 +55,7 @@ func (s *speakerAdapter) estimate(ctx context.Context, passes []regionPass, base
 	for _, p := range passes {
 		n += len(p.words)
 	}
-	if n < s.minWords {
+	if n < speakerMinWords {
 		return "", "", nil
 	}
 	dir = filepath.Join(s.dir, fmt.Sprintf("channel-%d", s.seq.Add(1)))

@@ -50,11 +50,7 @@ func transcribeText(t *testing.T, tr *Transcriber, audio []byte) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var text []string
-	for _, s := range res.Transcript {
-		text = append(text, s.Text)
-	}
-	return strings.Join(text, " ")
+	return joined(res)
 }
 
 // With speaker adaptation a telephone channel is decoded, adapted to and

@@ -132,7 +132,7 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 		if w == 0 {
 			w = DefaultSpeakerAdaptationWeight
 		}
-		if t.speaker, err = newSpeakerAdapter(tools, hmm, dict, filepath.Join(dir, "speaker"), w, speakerMinWords); err != nil {
+		if t.speaker, err = newSpeakerAdapter(tools, hmm, dict, filepath.Join(dir, "speaker"), w); err != nil {
 			os.RemoveAll(dir)
 			return nil, err
 		}
