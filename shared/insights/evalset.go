@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
 )
@@ -72,19 +73,26 @@ func LoadLabelledSet(dir string) ([]LabelledCall, error) {
 //   - ReasonHit: the primary expected call_reason is among the predicted values
 //     (at most 3). This is the headline call_reason metric.
 //   - ReasonTop1: the first predicted call_reason is the primary expected one.
+//   - ReasonPrecision, ReasonRecall: over every call_reason value, the
+//     listed values that are labelled, and the labelled values that are
+//     listed; ReasonListed is the values listed a call. ReasonHit alone would
+//     reward listing more values; these show what the list costs.
 //   - Sentiment, Outcome: exact match of the single value.
 //   - Topic, OutcomeStated: the summary measures (summaryscore.go), over the
 //     Summaries calls whose summary was added (AddSummary): the topic names the
 //     primary reason first; the summary contains the labelled outcome's sentence.
 type Scores struct {
-	Calls         int
-	ReasonHit     float64
-	ReasonTop1    float64
-	Sentiment     float64
-	Outcome       float64
-	Summaries     int
-	Topic         float64
-	OutcomeStated float64
+	Calls      int
+	ReasonHit  float64
+	ReasonTop1 float64
+	// ReasonPrecision, ReasonRecall and ReasonListed compare the call_reason
+	// lists as sets of values (see above).
+	ReasonPrecision, ReasonRecall, ReasonListed float64
+	Sentiment                                   float64
+	Outcome                                     float64
+	Summaries                                   int
+	Topic                                       float64
+	OutcomeStated                               float64
 }
 
 // Miss describes one disagreement, for bench output.
@@ -118,6 +126,8 @@ func ScoreCall(c LabelledCall, tags map[string][]string) (reasonHit, reasonTop1,
 type Tally struct {
 	n, hit, top1, sent, out int
 	sums, topic, stated     int
+	// call_reason values listed, labelled, and both (precision and recall)
+	listed, labelled, right int
 	Misses                  []Miss
 }
 
@@ -146,6 +156,14 @@ func (t *Tally) Add(c LabelledCall, tags map[string][]string) {
 	t.top1 += b2i(top1)
 	t.sent += b2i(sent)
 	t.out += b2i(out)
+	got := tags[callscribe.CategoryCallReason]
+	t.listed += len(got)
+	t.labelled += len(c.CallReason)
+	for _, v := range got {
+		if slices.Contains(c.CallReason, v) {
+			t.right++
+		}
+	}
 	t.Misses = append(t.Misses, misses...)
 }
 
@@ -156,6 +174,13 @@ func (t *Tally) Scores() Scores {
 	}
 	n := float64(t.n)
 	s := Scores{Calls: t.n, ReasonHit: float64(t.hit) / n, ReasonTop1: float64(t.top1) / n, Sentiment: float64(t.sent) / n, Outcome: float64(t.out) / n, Summaries: t.sums}
+	s.ReasonListed = float64(t.listed) / n
+	if t.listed > 0 {
+		s.ReasonPrecision = float64(t.right) / float64(t.listed)
+	}
+	if t.labelled > 0 {
+		s.ReasonRecall = float64(t.right) / float64(t.labelled)
+	}
 	if t.sums > 0 {
 		s.Topic, s.OutcomeStated = float64(t.topic)/float64(t.sums), float64(t.stated)/float64(t.sums)
 	}

@@ -118,7 +118,7 @@ func (p *prepared) concat(q *prepared) *prepared {
 // firstValue is what the tagger decides first for a category from the
 // lexicon's selection and the model's probabilities (nil: the lexicon alone).
 func firstValue(cat string, lexSel, classes []string, p []float64, gate float64) string {
-	sel, _ := combine(cat, lexSel, classes, p, gate)
+	sel, _ := combine(cat, lexSel, classes, p, gate, nil)
 	if len(sel) == 0 {
 		tc, _ := callscribe.TaxonomyCategoryNamed(cat)
 		return tc.Default
@@ -292,14 +292,35 @@ func writerFolds(calls []LabelledCall) foldPlan {
 
 // crossValidate returns, per gate of experimentGates, the calls of all (but
 // the original ones) decided right by a model trained on the other folds
-// (plus their speech transcripts when speech is set: speech.calls are
-// all.calls' in order, by file). The folds are fitted concurrently; each is
-// deterministic and the counts are summed in fold order, so the result does
-// not depend on the scheduling.
+// (crossValidateProbs).
 func crossValidate(cat string, cfg LinearConfig, all, speech *prepared, folds foldPlan) []int {
 	classes := classesOf(cat)
+	hits := make([]int, len(experimentGates()))
+	for i, pr := range crossValidateProbs(cat, cfg, all, speech, folds) {
+		if folds.N < 2 || folds.Of[i] < 0 || all.calls[i].Style == "original" {
+			continue // scored on the calls written after the lexicon only
+		}
+		for gi, gate := range experimentGates() {
+			if firstValue(cat, all.an[i].cats[cat].selected, classes, pr, gate) == label(all.calls[i], cat) {
+				hits[gi]++
+			}
+		}
+	}
+	return hits
+}
+
+// crossValidateProbs returns, for each call of all, the class probabilities
+// (in classesOf(cat) order) of a model trained on the other folds (plus their
+// speech transcripts when speech is set: speech.calls are all.calls' in
+// order, by file); nil for a call that is never held out, or shorter than
+// every call its model was trained on (the lexicon decides those, as in the
+// tagger). The folds are fitted concurrently; each is deterministic and writes
+// only its own calls, so the result does not depend on the scheduling.
+func crossValidateProbs(cat string, cfg LinearConfig, all, speech *prepared, folds foldPlan) [][]float64 {
+	classes := classesOf(cat)
+	out := make([][]float64, len(all.calls))
 	if folds.N < 2 {
-		return make([]int, len(experimentGates()))
+		return out
 	}
 	docs := all.features(cat, cfg.Features)
 	var sdocs []map[string]float64
@@ -310,7 +331,6 @@ func crossValidate(cat string, cfg LinearConfig, all, speech *prepared, folds fo
 			sIndex[c.File+"\x00"+c.Text] = i
 		}
 	}
-	perFold := make([][]int, folds.N)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, max(runtime.GOMAXPROCS(0), 1))
 	for f := 0; f < folds.N; f++ {
@@ -318,7 +338,6 @@ func crossValidate(cat string, cfg LinearConfig, all, speech *prepared, folds fo
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			hits := make([]int, len(experimentGates()))
 			var trDocs []map[string]float64
 			var trLabels []int
 			minWords := -1
@@ -338,30 +357,14 @@ func crossValidate(cat string, cfg LinearConfig, all, speech *prepared, folds fo
 			}
 			m := trainCat(cfg, classes, trDocs, trLabels)
 			for i, a := range all.an {
-				if folds.Of[i] != f || all.calls[i].Style == "original" {
-					continue // scored on the calls written after the lexicon only
-				}
-				var pr []float64
-				if len(a.toks) >= minWords {
-					pr = m.probs(docs[i])
-				}
-				for gi, gate := range experimentGates() {
-					if firstValue(cat, a.cats[cat].selected, classes, pr, gate) == label(all.calls[i], cat) {
-						hits[gi]++
-					}
+				if folds.Of[i] == f && len(a.toks) >= minWords {
+					out[i] = m.probs(docs[i])
 				}
 			}
-			perFold[f] = hits
 		}()
 	}
 	wg.Wait()
-	hits := make([]int, len(experimentGates()))
-	for _, h := range perFold {
-		for gi := range hits {
-			hits[gi] += h[gi]
-		}
-	}
-	return hits
+	return out
 }
 
 // ExperimentMethods are the methods compared for issue 12, in report order.

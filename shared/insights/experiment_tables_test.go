@@ -2,6 +2,7 @@ package insights
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -273,5 +274,99 @@ func TestEveryCallHasAWriter(t *testing.T) {
 	}
 	if len(writers) < 5 {
 		t.Errorf("%d writers (%v): cross-validation by writer needs several", len(writers), writers)
+	}
+}
+
+// combine lists call_reason's secondary values by the model's probabilities
+// when the model has a SecondaryRule, the lexicon's other values without one.
+func TestCombineSecondaryReasons(t *testing.T) {
+	reason := callscribe.CategoryCallReason
+	classes := []string{"billing", "refund", "complaint", "fraud_report", "other"}
+	rule := &SecondaryRule{Min: 0.2, LexiconMin: 0.05}
+	for _, c := range []struct {
+		name string
+		lex  []string
+		p    []float64
+		rule *SecondaryRule
+		want []string
+	}{
+		{"runners-up at Min, most probable first", nil, []float64{0.5, 0.21, 0.25, 0.04, 0}, rule, []string{"billing", "complaint", "refund"}},
+		{"below Min only with the lexicon", []string{"fraud_report"}, []float64{0.6, 0.15, 0.19, 0.06, 0}, rule, []string{"billing", "fraud_report"}},
+		{"the lexicon alone is not enough", []string{"fraud_report", "refund"}, []float64{0.7, 0.02, 0.2, 0.01, 0.07}, rule, []string{"billing", "complaint"}},
+		{"at most three", []string{"fraud_report"}, []float64{0.3, 0.22, 0.23, 0.25, 0}, rule, []string{"billing", "fraud_report", "complaint"}},
+		{"other never accompanies a reason", nil, []float64{0.5, 0.05, 0.05, 0, 0.4}, rule, []string{"billing"}},
+		{"other first stands alone", []string{"refund"}, []float64{0.1, 0.3, 0, 0, 0.6}, rule, []string{"other"}},
+		{"without a rule: the lexicon's others", []string{"refund", "other", "complaint", "fraud_report"}, []float64{0.7, 0.01, 0.01, 0.01, 0.27}, nil, []string{"billing", "refund", "complaint"}},
+	} {
+		got, byModel := combine(reason, c.lex, classes, c.p, 0, c.rule)
+		if !byModel || !slices.Equal(got, c.want) {
+			t.Errorf("%s: combine = %v (by model %v), want %v", c.name, got, byModel, c.want)
+		}
+	}
+	// Below the gate the lexicon decides, its list unchanged.
+	if got, byModel := combine(reason, []string{"refund", "complaint"}, classes, []float64{0.4, 0.3, 0.3, 0, 0}, 0.5, rule); byModel || !slices.Equal(got, []string{"refund", "complaint"}) {
+		t.Errorf("below the gate: combine = %v (by model %v), want the lexicon's [refund complaint]", got, byModel)
+	}
+}
+
+// chooseSecondary picks the rule whose lists match the labelled ones best,
+// and keeps the lexicon's rule when nothing beats it.
+func TestChooseSecondary(t *testing.T) {
+	reason := callscribe.CategoryCallReason
+	classes := classesOf(reason)
+	probsFor := func(first, second string, p2 float64) []float64 {
+		p := make([]float64, len(classes))
+		p[slices.Index(classes, first)] = 1 - p2
+		p[slices.Index(classes, second)] = p2
+		return p
+	}
+	// Half the calls carry a secondary reason the model gives 0.3 and the
+	// lexicon misses; the other half have none, and the model's runner-up
+	// there has 0.12: a rule admitting 0.25 to 0.3 lists exactly the labels.
+	var calls []LabelledCall
+	var probs [][]float64
+	for i := range 8 {
+		c := LabelledCall{File: fmt.Sprint(i), Style: "terse", Writer: "w" + fmt.Sprint(i%2), CallReason: []string{"billing"}}
+		if i%2 == 0 {
+			c.CallReason = append(c.CallReason, "refund")
+			probs = append(probs, probsFor("billing", "refund", 0.3))
+		} else {
+			probs = append(probs, probsFor("billing", "complaint", 0.12))
+		}
+		calls = append(calls, c)
+	}
+	p := prepare(calls)
+	rule, notes := chooseSecondary(reason, p, writerFolds(calls), probs, 0)
+	if rule == nil || rule.Min <= 0.12 || rule.Min > 0.3 {
+		t.Fatalf("chooseSecondary = %+v, want a Min in (0.12, 0.3]; report %q", rule, notes)
+	}
+	if len(notes) != 2 || !strings.Contains(notes[1], "F1 1.000") {
+		t.Errorf("report %q: want the lexicon's line and the chosen rule's at F1 1.000", notes)
+	}
+	// Labels without secondaries: no rule lists fewer than the first value,
+	// which the lexicon's rule (nothing found here) already does.
+	for i := range calls {
+		calls[i].CallReason = calls[i].CallReason[:1]
+	}
+	if rule, notes := chooseSecondary(reason, prepare(calls), writerFolds(calls), probs, 0); rule != nil {
+		t.Errorf("without secondary labels chooseSecondary = %+v, want nil (the lexicon's rule); report %q", rule, notes)
+	}
+}
+
+// A model file's secondary rule must be call_reason's and well ordered.
+func TestModelFileSecondaryRuleIsChecked(t *testing.T) {
+	for _, c := range []struct {
+		name, cat, rule string
+		ok              bool
+	}{
+		{"call_reason's rule", "call_reason", `{"min":0.2,"lexicon_min":0.1}`, true},
+		{"another category's", "call_outcome", `{"min":0.2,"lexicon_min":0.1}`, false},
+		{"lexicon_min above min", "call_reason", `{"min":0.2,"lexicon_min":0.3}`, false},
+		{"min zero lists everything", "call_reason", `{"min":0,"lexicon_min":0}`, false},
+	} {
+		b := []byte(`{"version":"t","categories":{"` + c.cat + `":{"classes":[],"weights":{},"secondary":` + c.rule + `}}}`)
+		if _, err := parseLinear(b); (err == nil) != c.ok {
+			t.Errorf("%s: parseLinear error %v, want ok %v", c.name, err, c.ok)
+		}
 	}
 }

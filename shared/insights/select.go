@@ -70,10 +70,15 @@ type Alternative struct {
 	// break; -1 without them).
 	DevSpeech float64
 	DevLL     float64 // mean log-likelihood of the model on dev (the last tie break)
+	// Note is the whole report line of a method "secondary" entry (how
+	// call_reason's secondary values are listed, chooseSecondary).
+	Note string
 }
 
 func (a Alternative) String() string {
 	switch a.Method {
+	case "secondary":
+		return fmt.Sprintf("%-18s %s", a.Category, a.Note)
 	case "lexicon":
 		return fmt.Sprintf("%-18s lexicon alone                                                    dev %5.1f%%, after speech %5.1f%%, cv %5.1f%%", a.Category, 100*a.Dev, 100*a.DevSpeech, 100*a.CV)
 	}
@@ -90,7 +95,7 @@ func devAccuracy(cat string, dev *prepared, cls []string, probs [][]float64, gat
 		if probs != nil && len(a.toks) >= minWords {
 			p = probs[i]
 		}
-		sel, _ := combine(cat, a.cats[cat].selected, cls, p, gate)
+		sel, _ := combine(cat, a.cats[cat].selected, cls, p, gate, nil)
 		want := label(dev.calls[i], cat)
 		if len(sel) == 0 {
 			sel = []string{tc.Default}
@@ -199,11 +204,103 @@ func SelectLinear(train, devCalls []LabelledCall, devSpeech map[string]callscrib
 			}
 			report = append(report, bestModel, bestBlend)
 		}
+		if cat == callscribe.CategoryCallReason && best.Method != "lexicon" {
+			probs := crossValidateProbs(cat, best.Config, all, nil, folds)
+			rule, notes := chooseSecondary(cat, all, folds, probs, best.Config.Gate)
+			best.Config.Secondary = rule
+			for _, n := range notes {
+				report = append(report, Alternative{Category: cat, Method: "secondary", Note: n})
+			}
+		}
 		chosen[cat] = best.Config
 		best.Method = "chosen: " + best.Method
 		report = append(report, best)
 	}
 	return chosen, report
+}
+
+// Thresholds searched by chooseSecondary (LexiconMin at most Min).
+var (
+	secondaryMins        = []float64{0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5}
+	secondaryLexiconMins = []float64{0, 0.01, 0.03, 0.05, 0.1, 0.15, 0.2}
+)
+
+// setScore compares the values listed for a category with the labelled ones
+// over the scored calls of a cross-validation.
+type setScore struct {
+	listed, labelled, right int // values listed, labelled, listed and labelled
+	primary, calls          int // calls whose primary labelled value is listed
+}
+
+func (s setScore) f1() float64 {
+	if s.listed == 0 || s.labelled == 0 {
+		return 0
+	}
+	p, r := float64(s.right)/float64(s.listed), float64(s.right)/float64(s.labelled)
+	if p+r == 0 {
+		return 0
+	}
+	return 2 * p * r / (p + r)
+}
+
+func (s setScore) String() string {
+	return fmt.Sprintf("F1 %.3f (precision %.3f, recall %.3f, %.2f a call, primary among them %.1f%%)", s.f1(),
+		float64(s.right)/float64(max(s.listed, 1)), float64(s.right)/float64(max(s.labelled, 1)),
+		float64(s.listed)/float64(max(s.calls, 1)), 100*float64(s.primary)/float64(max(s.calls, 1)))
+}
+
+// chooseSecondary (call_reason, the one category with lists) picks the SecondaryRule whose lists best match the
+// labelled reason lists (F1 over the values, every held-out call scored once)
+// given the cross-validated probabilities of the chosen model; ties keep the
+// first in search order. It returns nil (the lexicon's other values) when no
+// rule beats that, and the report lines of the rule without and with it.
+func chooseSecondary(cat string, all *prepared, folds foldPlan, probs [][]float64, gate float64) (*SecondaryRule, []string) {
+	classes := classesOf(cat)
+	score := func(rule *SecondaryRule) setScore {
+		var s setScore
+		for i, c := range all.calls {
+			if folds.Of[i] < 0 || c.Style == "original" {
+				continue
+			}
+			sel, _ := combine(cat, all.an[i].cats[cat].selected, classes, probs[i], gate, rule)
+			if len(sel) == 0 {
+				tc, _ := callscribe.TaxonomyCategoryNamed(cat)
+				sel = []string{tc.Default}
+			}
+			want := c.CallReason
+			s.calls++
+			s.listed += len(sel)
+			s.labelled += len(want)
+			for _, v := range sel {
+				if slices.Contains(want, v) {
+					s.right++
+				}
+			}
+			if slices.Contains(sel, want[0]) {
+				s.primary++
+			}
+		}
+		return s
+	}
+	legacy := score(nil)
+	var best *SecondaryRule
+	bestScore := legacy
+	for _, m := range secondaryMins {
+		for _, l := range secondaryLexiconMins {
+			if l > m {
+				continue
+			}
+			r := &SecondaryRule{Min: m, LexiconMin: l}
+			if s := score(r); s.f1() > bestScore.f1() {
+				best, bestScore = r, s
+			}
+		}
+	}
+	notes := []string{"secondary values: the lexicon's other values: " + legacy.String()}
+	if best != nil {
+		notes = append(notes, fmt.Sprintf("secondary values: the model's at %g, or %g with the lexicon (chosen): %s", best.Min, best.LexiconMin, bestScore))
+	}
+	return best, notes
 }
 
 func better(a, b Alternative) bool {

@@ -222,6 +222,7 @@ func run(calls []insights.LabelledCall, input func(insights.LabelledCall) (calls
 func report(title string, s insights.Scores, misses []insights.Miss, verbose bool) {
 	fmt.Printf("\n== %s: %d calls ==\n", title, s.Calls)
 	fmt.Printf("  call_reason         %5.1f%%  (primary expected reason among the predicted values; top-1 %5.1f%%)\n", 100*s.ReasonHit, 100*s.ReasonTop1)
+	fmt.Printf("  call_reason values  precision %5.1f%%, recall %5.1f%%  (%.2f listed a call; the values against the labelled lists)\n", 100*s.ReasonPrecision, 100*s.ReasonRecall, s.ReasonListed)
 	fmt.Printf("  customer_sentiment  %5.1f%%  (exact match)\n", 100*s.Sentiment)
 	fmt.Printf("  call_outcome        %5.1f%%  (exact match)\n", 100*s.Outcome)
 	fmt.Printf("  summary topic       %5.1f%%  (the topic names the primary reason first)\n", 100*s.Topic)
