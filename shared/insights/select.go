@@ -249,10 +249,10 @@ func (s setScore) String() string {
 		float64(s.listed)/float64(max(s.calls, 1)), 100*float64(s.primary)/float64(max(s.calls, 1)))
 }
 
-// chooseSecondary (call_reason, the one category with lists) picks the SecondaryRule whose lists best match the
-// labelled reason lists (F1 over the values, every held-out call scored once)
-// given the cross-validated probabilities of the chosen model; ties keep the
-// first in search order. It returns nil (the lexicon's other values) when no
+// chooseSecondary (call_reason, the one category with lists) picks the
+// SecondaryRule whose lists best match the labelled reason lists (F1 over the
+// values, every held-out call scored once) given the cross-validated
+// probabilities of the chosen model; ties keep the first in search order. It returns nil (the lexicon's other values) when no
 // rule beats that, and the report lines of the rule without and with it.
 func chooseSecondary(cat string, all *prepared, folds foldPlan, probs [][]float64, gate float64) (*SecondaryRule, []string) {
 	classes := classesOf(cat)
