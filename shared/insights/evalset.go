@@ -126,8 +126,7 @@ func ScoreCall(c LabelledCall, tags map[string][]string) (reasonHit, reasonTop1,
 type Tally struct {
 	n, hit, top1, sent, out int
 	sums, topic, stated     int
-	// call_reason values listed, labelled, and both (precision and recall)
-	listed, labelled, right int
+	reasons                 listScore
 	Misses                  []Miss
 }
 
@@ -156,14 +155,7 @@ func (t *Tally) Add(c LabelledCall, tags map[string][]string) {
 	t.top1 += b2i(top1)
 	t.sent += b2i(sent)
 	t.out += b2i(out)
-	got := tags[callscribe.CategoryCallReason]
-	t.listed += len(got)
-	t.labelled += len(c.CallReason)
-	for _, v := range got {
-		if slices.Contains(c.CallReason, v) {
-			t.right++
-		}
-	}
+	t.reasons.add(tags[callscribe.CategoryCallReason], c.CallReason)
 	t.Misses = append(t.Misses, misses...)
 }
 
@@ -174,17 +166,59 @@ func (t *Tally) Scores() Scores {
 	}
 	n := float64(t.n)
 	s := Scores{Calls: t.n, ReasonHit: float64(t.hit) / n, ReasonTop1: float64(t.top1) / n, Sentiment: float64(t.sent) / n, Outcome: float64(t.out) / n, Summaries: t.sums}
-	s.ReasonListed = float64(t.listed) / n
-	if t.listed > 0 {
-		s.ReasonPrecision = float64(t.right) / float64(t.listed)
-	}
-	if t.labelled > 0 {
-		s.ReasonRecall = float64(t.right) / float64(t.labelled)
-	}
+	s.ReasonPrecision, s.ReasonRecall, s.ReasonListed = t.reasons.precision(), t.reasons.recall(), t.reasons.perCall()
 	if t.sums > 0 {
 		s.Topic, s.OutcomeStated = float64(t.topic)/float64(t.sums), float64(t.stated)/float64(t.sums)
 	}
 	return s
+}
+
+// listScore compares the values listed for calls with their labelled lists
+// (call_reason's), summed over calls: the bench's precision and recall, and
+// the F1 by which SelectLinear chooses how secondary reasons are listed.
+type listScore struct {
+	calls, listed, labelled int
+	right                   int // listed values that are labelled
+	primary                 int // calls whose first labelled value is listed
+}
+
+// add scores one call's listed values against its labelled ones.
+func (s *listScore) add(listed, labelled []string) {
+	s.calls++
+	s.listed += len(listed)
+	s.labelled += len(labelled)
+	for _, v := range listed {
+		if slices.Contains(labelled, v) {
+			s.right++
+		}
+	}
+	if len(labelled) > 0 && slices.Contains(listed, labelled[0]) {
+		s.primary++
+	}
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+func (s listScore) precision() float64 { return ratio(s.right, s.listed) }
+func (s listScore) recall() float64    { return ratio(s.right, s.labelled) }
+func (s listScore) perCall() float64   { return ratio(s.listed, s.calls) }
+
+func (s listScore) f1() float64 {
+	p, r := s.precision(), s.recall()
+	if p+r == 0 {
+		return 0
+	}
+	return 2 * p * r / (p + r)
+}
+
+func (s listScore) String() string {
+	return fmt.Sprintf("F1 %.3f (precision %.3f, recall %.3f, %.2f a call, primary among them %.1f%%)",
+		s.f1(), s.precision(), s.recall(), s.perCall(), 100*ratio(s.primary, s.calls))
 }
 
 func b2i(b bool) int {

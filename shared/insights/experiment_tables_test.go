@@ -370,3 +370,23 @@ func TestModelFileSecondaryRuleIsChecked(t *testing.T) {
 		}
 	}
 }
+
+// The bench's reason-list figures: precision over the listed values,
+// recall over the labelled ones, values listed a call; the hit rate counts
+// the primary anywhere in the list.
+func TestTallyScoresReasonLists(t *testing.T) {
+	var tally Tally
+	calls := []LabelledCall{
+		{File: "a", CallReason: []string{"billing", "refund"}, CustomerSentiment: "neutral", CallOutcome: "resolved"},
+		{File: "b", CallReason: []string{"delivery"}, CustomerSentiment: "neutral", CallOutcome: "resolved"},
+	}
+	tally.Add(calls[0], map[string][]string{callscribe.CategoryCallReason: {"refund", "billing", "complaint"}})
+	tally.Add(calls[1], map[string][]string{callscribe.CategoryCallReason: {"order_status"}})
+	s := tally.Scores()
+	if s.ReasonPrecision != 0.5 || s.ReasonRecall != 2.0/3 || s.ReasonListed != 2 || s.ReasonHit != 0.5 || s.ReasonTop1 != 0 {
+		t.Errorf("precision %v, recall %v, listed %v, hit %v, top-1 %v; want 0.5, 2/3, 2, 0.5, 0", s.ReasonPrecision, s.ReasonRecall, s.ReasonListed, s.ReasonHit, s.ReasonTop1)
+	}
+	if (&Tally{}).Scores().ReasonPrecision != 0 {
+		t.Error("an empty tally has no precision")
+	}
+}

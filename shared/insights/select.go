@@ -225,30 +225,6 @@ var (
 	secondaryLexiconMins = []float64{0, 0.01, 0.03, 0.05, 0.1, 0.15, 0.2}
 )
 
-// setScore compares the values listed for a category with the labelled ones
-// over the scored calls of a cross-validation.
-type setScore struct {
-	listed, labelled, right int // values listed, labelled, listed and labelled
-	primary, calls          int // calls whose primary labelled value is listed
-}
-
-func (s setScore) f1() float64 {
-	if s.listed == 0 || s.labelled == 0 {
-		return 0
-	}
-	p, r := float64(s.right)/float64(s.listed), float64(s.right)/float64(s.labelled)
-	if p+r == 0 {
-		return 0
-	}
-	return 2 * p * r / (p + r)
-}
-
-func (s setScore) String() string {
-	return fmt.Sprintf("F1 %.3f (precision %.3f, recall %.3f, %.2f a call, primary among them %.1f%%)", s.f1(),
-		float64(s.right)/float64(max(s.listed, 1)), float64(s.right)/float64(max(s.labelled, 1)),
-		float64(s.listed)/float64(max(s.calls, 1)), 100*float64(s.primary)/float64(max(s.calls, 1)))
-}
-
 // chooseSecondary (call_reason, the one category with lists) picks the
 // SecondaryRule whose lists best match the labelled reason lists (F1 over the
 // values, every held-out call scored once) given the cross-validated
@@ -256,8 +232,8 @@ func (s setScore) String() string {
 // rule beats that, and the report lines of the rule without and with it.
 func chooseSecondary(cat string, all *prepared, folds foldPlan, probs [][]float64, gate float64) (*SecondaryRule, []string) {
 	classes := classesOf(cat)
-	score := func(rule *SecondaryRule) setScore {
-		var s setScore
+	score := func(rule *SecondaryRule) listScore {
+		var s listScore
 		for i, c := range all.calls {
 			if folds.Of[i] < 0 || c.Style == "original" {
 				continue
@@ -267,18 +243,7 @@ func chooseSecondary(cat string, all *prepared, folds foldPlan, probs [][]float6
 				tc, _ := callscribe.TaxonomyCategoryNamed(cat)
 				sel = []string{tc.Default}
 			}
-			want := c.CallReason
-			s.calls++
-			s.listed += len(sel)
-			s.labelled += len(want)
-			for _, v := range sel {
-				if slices.Contains(want, v) {
-					s.right++
-				}
-			}
-			if slices.Contains(sel, want[0]) {
-				s.primary++
-			}
+			s.add(sel, c.CallReason)
 		}
 		return s
 	}
