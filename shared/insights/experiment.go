@@ -296,8 +296,11 @@ func writerFolds(calls []LabelledCall) foldPlan {
 func crossValidate(cat string, cfg LinearConfig, all, speech *prepared, folds foldPlan) []int {
 	classes := classesOf(cat)
 	hits := make([]int, len(experimentGates()))
+	if folds.N < 2 {
+		return hits
+	}
 	for i, pr := range crossValidateProbs(cat, cfg, all, speech, folds) {
-		if folds.N < 2 || folds.Of[i] < 0 || all.calls[i].Style == "original" {
+		if folds.Of[i] < 0 || all.calls[i].Style == "original" {
 			continue // scored on the calls written after the lexicon only
 		}
 		for gi, gate := range experimentGates() {
