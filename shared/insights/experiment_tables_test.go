@@ -245,6 +245,40 @@ func TestWriterFolds(t *testing.T) {
 	if want := []int{-1, 1, 0, 1, 2}; f.N != 3 || !slices.Equal(f.Of, want) {
 		t.Fatalf("writerFolds = %v (N %d), want %v (N 3)", f.Of, f.N, want)
 	}
+	// Past maxWriterFolds writers, writers are dealt round the folds in
+	// name order: a writer's calls stay together, every fold is used.
+	var many []LabelledCall
+	for w := 0; w < maxWriterFolds+3; w++ {
+		for range 2 {
+			many = append(many, LabelledCall{Style: "terse", Writer: fmt.Sprintf("w%02d", w)})
+		}
+	}
+	many = append(many, LabelledCall{Style: "original"}, LabelledCall{Style: "terse"})
+	g := writerFolds(many)
+	if g.N != maxWriterFolds {
+		t.Fatalf("%d writers: N = %d, want %d", maxWriterFolds+3, g.N, maxWriterFolds)
+	}
+	perFold := make([]int, g.N)
+	for i, c := range many {
+		switch {
+		case c.Writer == "":
+			if g.Of[i] != -1 {
+				t.Errorf("call %d without a writer in fold %d", i, g.Of[i])
+			}
+			continue
+		case g.Of[i] != g.Of[i&^1]:
+			t.Errorf("writer %s split across folds %d and %d", c.Writer, g.Of[i&^1], g.Of[i])
+		}
+		var w int
+		fmt.Sscanf(c.Writer, "w%d", &w)
+		if g.Of[i] != w%maxWriterFolds {
+			t.Errorf("writer %s in fold %d, want %d", c.Writer, g.Of[i], w%maxWriterFolds)
+		}
+		perFold[g.Of[i]]++
+	}
+	if slices.Contains(perFold, 0) {
+		t.Errorf("calls per fold %v: a fold is empty", perFold)
+	}
 	if g := interleavedFolds(5, 2); g.N != 2 || !slices.Equal(g.Of, []int{0, 1, 0, 1, 0}) {
 		t.Errorf("interleavedFolds(5, 2) = %v (N %d)", g.Of, g.N)
 	}

@@ -15,9 +15,12 @@ import (
 // λ 1e-5 sits at the grid's edge. In the seventh round a step further down
 // (3e-6) was searched on v8's data: call_reason kept 1e-5, sentiment and
 // outcome gained 2 calls each of 749 held out (87.0% → 87.2%, 90.1% → 90.3%),
-// within noise, so the grid stays and v8 ships as chosen on it.
+// within noise, so the grid stayed. In the eighth round every category chose
+// 1e-5 again, and none chose 3e-4 in the sixth to eighth rounds; with more
+// calls the best penalty only falls, so since the ninth round the grid moves
+// one step down instead of growing.
 var (
-	searchLambdas = []float64{0.0003, 0.0001, 0.00003, 0.00001}
+	searchLambdas = []float64{0.0001, 0.00003, 0.00001, 0.000003}
 	searchGates   = []float64{0, 0.3, 0.4, 0.5, 0.6, 0.7}
 )
 
