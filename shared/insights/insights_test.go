@@ -418,12 +418,12 @@ func TestModelIsReproducible(t *testing.T) {
 
 // TestDevSplitAccuracy keeps the trained model's dev figures (the split its
 // settings were chosen on; make train-insights prints them) from slipping:
-// the floors sit one call below the measured 75.7% (first reason), 91.9% and
-// 89.2% (models v8 and v9 alike; dev is held out of their fit and only breaks
-// ties in the search). v8 read one dev call's reason worse than v7 (78.4%) and
-// one call each of sentiment and outcome better (89.2%, 86.5%); v8 and v9 were
-// chosen by cross-validation over 749 and 1,165 calls of 13 and 21 writers,
-// not on dev's 37.
+// the floors sit one call below model v10's measured 78.4% (first reason),
+// 91.9% and 86.5%. Dev is held out of the fit and only breaks ties in the
+// search, which since the sixth round chooses by cross-validation over
+// writers (v10: 1,581 calls of 29 writers), not on dev's 37 calls of one
+// writer: v8 read one dev call's reason worse than v7 and one call each of
+// sentiment and outcome better, v10 one outcome worse than v9.
 func TestDevSplitAccuracy(t *testing.T) {
 	calls, err := LoadLabelledSet("../../testdata/insights-dev")
 	if err != nil {
@@ -431,7 +431,7 @@ func TestDevSplitAccuracy(t *testing.T) {
 	}
 	s := scoreCalls(t, calls).Scores()
 	t.Logf("dev: call_reason %.1f%% (top-1 %.1f%%), sentiment %.1f%%, outcome %.1f%%", 100*s.ReasonHit, 100*s.ReasonTop1, 100*s.Sentiment, 100*s.Outcome)
-	requireFloors(t, "dev ", floor{"call_reason first value", s.ReasonTop1, 0.72}, floor{"customer_sentiment", s.Sentiment, 0.89}, floor{"call_outcome", s.Outcome, 0.86})
+	requireFloors(t, "dev ", floor{"call_reason first value", s.ReasonTop1, 0.75}, floor{"customer_sentiment", s.Sentiment, 0.89}, floor{"call_outcome", s.Outcome, 0.83})
 }
 
 // TestModelDecisionIsReported: on a whole call the trained model runs for its
