@@ -27,6 +27,9 @@ const (
 	// test2Dir is the second test split (sixth round), written after the first
 	// was spent and frozen before anything was chosen; outside the seeded split.
 	test2Dir = "../../testdata/insights-test2"
+	// test3Dir is the third test split (ninth round), written and frozen
+	// after model v10 was trained, when test2 had been read five times.
+	test3Dir = "../../testdata/insights-test3"
 )
 
 // splitSeed and splitPattern define the split. The calls other than the
@@ -56,7 +59,7 @@ func loadSplits(t *testing.T) map[string][]LabelledCall {
 // report figures; if one really must change, regenerate its checksums in a
 // commit of its own and say why.
 func TestTestSplitIsFrozen(t *testing.T) {
-	for _, dir := range []string{testDir, test2Dir} {
+	for _, dir := range []string{testDir, test2Dir, test3Dir} {
 		t.Run(filepath.Base(dir), func(t *testing.T) { checkFrozen(t, dir) })
 	}
 }
@@ -111,13 +114,27 @@ func checkFrozen(t *testing.T, dir string) {
 	}
 }
 
-// TestSecondTestSplit checks what the second test split must be to measure
-// anything: large enough that one call is under 1.5 points, every primary
-// reason and every outcome well represented, several writers, and no call
-// that is also in train, dev or the first test split (by file name or by
-// dialogue).
-func TestSecondTestSplit(t *testing.T) {
-	calls, err := LoadLabelledSet(test2Dir)
+// TestLaterTestSplits checks what the second and third test splits must be
+// to measure anything: large enough that one call is under 1.5 points, every
+// primary reason and every outcome well represented, several writers, and no
+// call that is also in train, dev, the first test split or the other later
+// split (by file name or by dialogue).
+func TestLaterTestSplits(t *testing.T) {
+	for _, dir := range []string{test2Dir, test3Dir} {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			var others []string
+			for _, o := range []string{test2Dir, test3Dir} {
+				if o != dir {
+					others = append(others, o)
+				}
+			}
+			checkLaterTestSplit(t, dir, others)
+		})
+	}
+}
+
+func checkLaterTestSplit(t *testing.T, dir string, otherDirs []string) {
+	calls, err := LoadLabelledSet(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +164,15 @@ func TestSecondTestSplit(t *testing.T) {
 		t.Errorf("writers %v, want at least three", writers)
 	}
 	elsewhere := map[string]string{}
-	for name, others := range loadSplits(t) {
+	splits := loadSplits(t)
+	for _, o := range otherDirs {
+		oc, err := LoadLabelledSet(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		splits[filepath.Base(o)] = oc
+	}
+	for name, others := range splits {
 		for _, c := range others {
 			elsewhere[c.File] = name
 			elsewhere[strings.TrimSpace(c.Text)] = name + "/" + c.File
