@@ -104,9 +104,7 @@ type Miss struct {
 // ScoreCall compares one prediction with its labels and returns the misses.
 func ScoreCall(c LabelledCall, tags map[string][]string) (reasonHit, reasonTop1, sentiment, outcome bool, misses []Miss) {
 	got := tags[callscribe.CategoryCallReason]
-	for _, v := range got {
-		reasonHit = reasonHit || v == c.CallReason[0]
-	}
+	reasonHit = slices.Contains(got, c.CallReason[0])
 	reasonTop1 = len(got) > 0 && got[0] == c.CallReason[0]
 	sentiment = first(tags[callscribe.CategoryCustomerSentiment], "") == c.CustomerSentiment
 	outcome = first(tags[callscribe.CategoryCallOutcome], "") == c.CallOutcome
@@ -124,10 +122,10 @@ func ScoreCall(c LabelledCall, tags map[string][]string) (reasonHit, reasonTop1,
 
 // Tally accumulates ScoreCall results into Scores.
 type Tally struct {
-	n, hit, top1, sent, out int
-	sums, topic, stated     int
-	reasons                 listScore
-	Misses                  []Miss
+	n, top1, sent, out  int
+	sums, topic, stated int
+	reasons             listScore // its primary count is the reason hit rate
+	Misses              []Miss
 }
 
 // AddSummary records one call's summary (topic and text) by the summary
@@ -149,9 +147,8 @@ func (t *Tally) AddSummary(c LabelledCall, topic, summary string) {
 
 // Add records one call.
 func (t *Tally) Add(c LabelledCall, tags map[string][]string) {
-	hit, top1, sent, out, misses := ScoreCall(c, tags)
+	_, top1, sent, out, misses := ScoreCall(c, tags)
 	t.n++
-	t.hit += b2i(hit)
 	t.top1 += b2i(top1)
 	t.sent += b2i(sent)
 	t.out += b2i(out)
@@ -165,7 +162,7 @@ func (t *Tally) Scores() Scores {
 		return Scores{}
 	}
 	n := float64(t.n)
-	s := Scores{Calls: t.n, ReasonHit: float64(t.hit) / n, ReasonTop1: float64(t.top1) / n, Sentiment: float64(t.sent) / n, Outcome: float64(t.out) / n, Summaries: t.sums}
+	s := Scores{Calls: t.n, ReasonHit: float64(t.reasons.primary) / n, ReasonTop1: float64(t.top1) / n, Sentiment: float64(t.sent) / n, Outcome: float64(t.out) / n, Summaries: t.sums}
 	s.ReasonPrecision, s.ReasonRecall, s.ReasonListed = t.reasons.precision(), t.reasons.recall(), t.reasons.perCall()
 	if t.sums > 0 {
 		s.Topic, s.OutcomeStated = float64(t.topic)/float64(t.sums), float64(t.stated)/float64(t.sums)
