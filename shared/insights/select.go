@@ -231,8 +231,9 @@ var (
 // chooseSecondary (call_reason, the one category with lists) picks the
 // SecondaryRule whose lists best match the labelled reason lists (F1 over the
 // values, every held-out call scored once) given the cross-validated
-// probabilities of the chosen model; ties keep the first in search order. It returns nil (the lexicon's other values) when no
-// rule beats that, and the report lines of the rule without and with it.
+// probabilities of the chosen model; ties keep the first in search order. It
+// returns nil (the lexicon's other values) when no rule beats that, and the
+// report lines of the rule without and with it.
 func chooseSecondary(cat string, all *prepared, folds foldPlan, probs [][]float64, gate float64) (*SecondaryRule, []string) {
 	classes := classesOf(cat)
 	score := func(rule *SecondaryRule) listScore {
