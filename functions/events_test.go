@@ -26,22 +26,22 @@ import (
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
 	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/callscribe/callscribe/infra/awslocal/apigateway"
-	"github.com/callscribe/callscribe/shared/apitest"
-	"github.com/callscribe/callscribe/shared/app"
-	"github.com/callscribe/callscribe/shared/awsstack"
-	"github.com/callscribe/callscribe/shared/awsstack/insight"
-	"github.com/callscribe/callscribe/shared/awstest"
+	"github.com/callscribe/callscribe/infra/awsemulator/apigateway"
+	"github.com/callscribe/callscribe/shared/adapters/dynamodb"
+	"github.com/callscribe/callscribe/shared/adapters/s3"
+	"github.com/callscribe/callscribe/shared/adapters/sqs"
 	"github.com/callscribe/callscribe/shared/callscribe"
-	"github.com/callscribe/callscribe/shared/dynamodb"
 	"github.com/callscribe/callscribe/shared/engines"
-	"github.com/callscribe/callscribe/shared/identity"
-	"github.com/callscribe/callscribe/shared/lambdaapi"
-	"github.com/callscribe/callscribe/shared/lambdaapi/web"
-	"github.com/callscribe/callscribe/shared/lambdaapi/workers"
-	"github.com/callscribe/callscribe/shared/s3"
-	"github.com/callscribe/callscribe/shared/sqs"
-	"github.com/callscribe/callscribe/shared/testengine"
+	"github.com/callscribe/callscribe/shared/service/identity"
+	"github.com/callscribe/callscribe/shared/stack/awsstack"
+	"github.com/callscribe/callscribe/shared/stack/awsstack/derivedengines"
+	"github.com/callscribe/callscribe/shared/stack/config"
+	"github.com/callscribe/callscribe/shared/testkit/apitest"
+	"github.com/callscribe/callscribe/shared/testkit/awstest"
+	"github.com/callscribe/callscribe/shared/testkit/testengine"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi/web"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi/workers"
 )
 
 var updateEvents = flag.Bool("update-events", false, "rewrite events/*.json")
@@ -208,7 +208,7 @@ func samples() []sample {
 
 // localStack creates fresh tables, queues and a bucket and returns the
 // configuration pointing OpenAWS at them.
-func localStack(t *testing.T) app.Config {
+func localStack(t *testing.T) config.Config {
 	t.Helper()
 	ctx := context.Background()
 	prefix := fmt.Sprintf("ev%d_", time.Now().UnixNano())
@@ -225,7 +225,7 @@ func localStack(t *testing.T) app.Config {
 	if err := s3.CreateBucket(ctx, s3c, bucket); err != nil {
 		t.Fatal(err)
 	}
-	return app.Config{
+	return config.Config{
 		QuotaMinutes: 5, RetentionDays: 30, SessionSecret: "sample-session-secret-0123456789abcdef",
 		Transcriber: "test", Summarizer: "builtin", Tagger: "builtin",
 		CallbackBackoffBase: 10 * time.Millisecond, CallbackTimeout: 2 * time.Second,
@@ -240,7 +240,7 @@ func localStack(t *testing.T) app.Config {
 // testProviders are the workers' tables with the deterministic engine as
 // TRANSCRIBER=test, so the transcription sample runs without AWS Transcribe.
 func testProviders() engines.Table[*awsstack.AWS] {
-	t := insight.Providers()
+	t := derivedengines.EngineTable()
 	t.Transcribers = map[string]engines.Factory[*awsstack.AWS, callscribe.Transcriber]{
 		"test": func(a *awsstack.AWS) (callscribe.Transcriber, func(), error) {
 			return &testengine.Engine{AgentChannel: a.Config.AgentChannel}, nil, nil
@@ -285,7 +285,7 @@ func TestSampleEvents(t *testing.T) {
 	}
 
 	cfg := localStack(t)
-	backend, err := awsstack.Open(context.Background(), cfg, app.NewLogger(cfg.LogLevel))
+	backend, err := awsstack.Open(context.Background(), cfg, config.NewLogger(cfg.LogLevel))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/callscribe/callscribe/shared/lambdaapi"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi"
 )
 
 // inventoryVars maps each exported inventory value of package lambdaapi
@@ -17,7 +17,7 @@ import (
 // source, so the test needs no second list of the functions.
 func inventoryVars(t *testing.T) map[string]string {
 	t.Helper()
-	f, err := parser.ParseFile(token.NewFileSet(), filepath.Join("..", "shared", "lambdaapi", "functions.go"), nil, 0)
+	f, err := parser.ParseFile(token.NewFileSet(), filepath.Join("..", "shared", "transport", "lambdaapi", "functions.go"), nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

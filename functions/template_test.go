@@ -16,9 +16,9 @@ import (
 	"github.com/awslabs/goformation/v7/cloudformation"
 	"github.com/awslabs/goformation/v7/intrinsics"
 
-	"github.com/callscribe/callscribe/shared/dynamodb"
-	"github.com/callscribe/callscribe/shared/httpapi"
-	"github.com/callscribe/callscribe/shared/lambdaapi"
+	"github.com/callscribe/callscribe/shared/adapters/dynamodb"
+	"github.com/callscribe/callscribe/shared/transport/httpapi"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi"
 )
 
 const templatePath = "../template.yaml"
@@ -258,7 +258,7 @@ func TestTemplateFunctionsMatchInventory(t *testing.T) {
 type access map[string]string // resource -> "read" | "write" | "crud" | "send"
 
 // want is the least-privilege table: what each function's code actually touches
-// (shared/httpapi handlers and shared/pipeline for its kinds). API-key routes
+// (shared/transport/httpapi handlers and shared/service/pipeline for its kinds). API-key routes
 // read the api-keys table and write last_used_at.
 var want = map[string]access{
 	"create":               {"JobsTable": "crud", "UsageTable": "crud", "APIKeysTable": "read+write", "AudioBucket": "crud", "TranscriptionQueue": "send"},

@@ -4,10 +4,10 @@
 package main
 
 import (
-	"github.com/callscribe/callscribe/shared/awsstack"
 	"github.com/callscribe/callscribe/shared/engines"
-	"github.com/callscribe/callscribe/shared/lambdaapi"
-	"github.com/callscribe/callscribe/shared/lambdaapi/workers"
+	"github.com/callscribe/callscribe/shared/stack/awsstack"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi/workers"
 )
 
 func main() { workers.Serve(lambdaapi.CallbackWorker, engines.Table[*awsstack.AWS]{}) }

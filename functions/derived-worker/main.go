@@ -4,9 +4,9 @@
 package main
 
 import (
-	"github.com/callscribe/callscribe/shared/awsstack/insight"
-	"github.com/callscribe/callscribe/shared/lambdaapi"
-	"github.com/callscribe/callscribe/shared/lambdaapi/workers"
+	"github.com/callscribe/callscribe/shared/stack/awsstack/derivedengines"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi/workers"
 )
 
-func main() { workers.Serve(lambdaapi.DerivedWorker, insight.Providers()) }
+func main() { workers.Serve(lambdaapi.DerivedWorker, derivedengines.EngineTable()) }

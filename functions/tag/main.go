@@ -2,6 +2,6 @@
 // it serves, template.yaml how it is triggered.
 package main
 
-import "github.com/callscribe/callscribe/shared/lambdaapi"
+import "github.com/callscribe/callscribe/shared/transport/lambdaapi"
 
 func main() { lambdaapi.Serve(lambdaapi.Tag) }

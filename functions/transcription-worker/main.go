@@ -4,9 +4,9 @@
 package main
 
 import (
-	"github.com/callscribe/callscribe/shared/awsstack/speech"
-	"github.com/callscribe/callscribe/shared/lambdaapi"
-	"github.com/callscribe/callscribe/shared/lambdaapi/workers"
+	"github.com/callscribe/callscribe/shared/stack/awsstack/transcriptionengines"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi/workers"
 )
 
-func main() { workers.Serve(lambdaapi.TranscriptionWorker, speech.Providers()) }
+func main() { workers.Serve(lambdaapi.TranscriptionWorker, transcriptionengines.EngineTable()) }

@@ -3,8 +3,8 @@
 package main
 
 import (
-	"github.com/callscribe/callscribe/shared/lambdaapi"
-	"github.com/callscribe/callscribe/shared/lambdaapi/web"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi/web"
 )
 
 func main() { web.Serve(lambdaapi.Web) }

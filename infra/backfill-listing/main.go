@@ -23,7 +23,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	ddb "github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/callscribe/callscribe/shared/dynamodb"
+	"github.com/callscribe/callscribe/shared/adapters/dynamodb"
 )
 
 func main() {

@@ -9,9 +9,9 @@ import (
 	ddb "github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/callscribe/callscribe/shared/awstest"
+	"github.com/callscribe/callscribe/shared/adapters/dynamodb"
 	"github.com/callscribe/callscribe/shared/callscribe"
-	"github.com/callscribe/callscribe/shared/dynamodb"
+	"github.com/callscribe/callscribe/shared/testkit/awstest"
 )
 
 // Against DynamoDB Local: a job whose listing keys were stripped (as one

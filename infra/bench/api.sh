@@ -9,6 +9,6 @@ source infra/scripts/debian.sh
 ensure_debian_package wrk wrk
 mkdir -p .cache/bench-api
 export CGO_ENABLED=1
-go build -o .cache/bench-api/callscribe ./infra/local
+go build -o .cache/bench-api/callscribe ./infra/embeddedserver
 go build -o .cache/bench-api/apibench ./infra/bench/cmd/apibench
 exec .cache/bench-api/apibench -bin .cache/bench-api/callscribe -jobs "${BENCH_JOBS:-100000}" "$@"

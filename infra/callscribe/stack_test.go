@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callscribe/callscribe/shared/app"
 	"github.com/callscribe/callscribe/shared/callscribe"
-	"github.com/callscribe/callscribe/shared/localstack"
-	"github.com/callscribe/callscribe/shared/testengine"
+	"github.com/callscribe/callscribe/shared/stack/config"
+	"github.com/callscribe/callscribe/shared/stack/embedded"
+	"github.com/callscribe/callscribe/shared/testkit/testengine"
 )
 
 // startStack runs the whole local stack in this process: SQLite and audio in a
@@ -24,7 +24,7 @@ import (
 // gatewayKey, when set, is required in the apikey header of every request.
 func startStack(t *testing.T, delay time.Duration, gatewayKey ...string) string {
 	t.Helper()
-	cfg := app.Config{
+	cfg := config.Config{
 		ListenAddr:          "127.0.0.1:0",
 		DataDir:             t.TempDir(),
 		Workers:             2,
@@ -40,12 +40,12 @@ func startStack(t *testing.T, delay time.Duration, gatewayKey ...string) string 
 	if len(gatewayKey) > 0 {
 		cfg.GatewayKey = gatewayKey[0]
 	}
-	table := localstack.Providers()
-	table.Transcribers["test"] = func(cfg app.Config) (callscribe.Transcriber, func(), error) {
+	table := embedded.EngineTable()
+	table.Transcribers["test"] = func(cfg config.Config) (callscribe.Transcriber, func(), error) {
 		return &testengine.Engine{AgentChannel: cfg.AgentChannel, Delay: delay}, nil, nil
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	local, err := localstack.Open(cfg, logger, table)
+	local, err := embedded.Open(cfg, logger, table)
 	if err != nil {
 		t.Fatalf("opening the local stack: %v", err)
 	}

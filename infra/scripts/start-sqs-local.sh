@@ -2,11 +2,11 @@
 # Runs local-aws-sqs (pinned npm package, make deps-aws) in the foreground on
 # 127.0.0.1:PORT (default 9324). The package is a library without a CLI, so this
 # starts its server from a one-line node program. It prints "ready" once listening.
-# Started and stopped by package shared/awstest (tests, make run-aws-local).
+# Started and stopped by package shared/testkit/awstest (tests, make run-aws-local).
 set -euo pipefail
 port="${1:-9324}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-mod="$root/infra/awslocal/node_modules/local-aws-sqs"
+mod="$root/infra/awsemulator/node_modules/local-aws-sqs"
 if [ ! -d "$mod" ]; then
   echo "start-sqs-local: local-aws-sqs is not installed; run 'make deps-aws'" >&2
   exit 3

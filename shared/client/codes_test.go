@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/callscribe/callscribe/shared/client"
-	"github.com/callscribe/callscribe/shared/httpapi"
+	"github.com/callscribe/callscribe/shared/transport/httpapi"
 )
 
 // clientCodes are the client's Code constants.

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callscribe/callscribe/shared/app"
 	"github.com/callscribe/callscribe/shared/client"
+	"github.com/callscribe/callscribe/shared/stack/config"
 )
 
 func TestSessionKeysAndUsage(t *testing.T) {
@@ -116,7 +116,7 @@ func TestSessionKeysAndUsage(t *testing.T) {
 
 // A deployment behind a gateway key: every request to the service carries it.
 func TestGatewayKey(t *testing.T) {
-	url := startTestStack(t, func(cfg *app.Config) { cfg.GatewayKey = "gw-secret" })
+	url := startTestStack(t, func(cfg *config.Config) { cfg.GatewayKey = "gw-secret" })
 	c, _ := client.New(url)
 	if _, err := c.IdentityConfig(t.Context()); !client.IsUnauthorized(err) {
 		t.Fatalf("without the gateway key: %v", err)

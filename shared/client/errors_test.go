@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/callscribe/callscribe/shared/apitest"
-	"github.com/callscribe/callscribe/shared/audiodecode"
+	"github.com/callscribe/callscribe/shared/audio/decode"
 	"github.com/callscribe/callscribe/shared/client"
+	"github.com/callscribe/callscribe/shared/testkit/apitest"
 )
 
 const unknownJob = "0b7e4f4e-3c55-4d7a-9b1e-5a3f7f0e9c21"
@@ -188,7 +188,7 @@ func TestQuotaExceeded(t *testing.T) {
 	c := account(t)
 	// A 6-minute silent WAV at a low rate (the quota counts minutes, not bytes).
 	const rate, seconds = 1000, 6 * 60
-	audio := append(audiodecode.WAVHeader(rate, 1, rate*2*seconds), make([]byte, rate*2*seconds)...)
+	audio := append(decode.WAVHeader(rate, 1, rate*2*seconds), make([]byte, rate*2*seconds)...)
 	_, err := c.CreateTranscriptionFromReader(t.Context(), "long.wav", bytes.NewReader(audio), client.TranscriptionOptions{})
 	if !client.IsQuotaExceeded(err) || client.IsRateLimited(err) || client.ErrorStatus(err) != http.StatusTooManyRequests {
 		t.Fatalf("want QUOTA_EXCEEDED, got %v", err)

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callscribe/callscribe/shared/apitest"
 	"github.com/callscribe/callscribe/shared/client"
-	"github.com/callscribe/callscribe/shared/testengine"
+	"github.com/callscribe/callscribe/shared/testkit/apitest"
+	"github.com/callscribe/callscribe/shared/testkit/testengine"
 )
 
 // recorder is an http.RoundTripper that records the requests a client sends

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callscribe/callscribe/shared/apitest"
 	"github.com/callscribe/callscribe/shared/client"
+	"github.com/callscribe/callscribe/shared/testkit/apitest"
 )
 
 func TestListAndAllJobs(t *testing.T) {

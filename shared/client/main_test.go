@@ -11,12 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callscribe/callscribe/shared/apitest"
-	"github.com/callscribe/callscribe/shared/app"
 	"github.com/callscribe/callscribe/shared/callscribe"
 	"github.com/callscribe/callscribe/shared/client"
-	"github.com/callscribe/callscribe/shared/localstack"
-	"github.com/callscribe/callscribe/shared/testengine"
+	"github.com/callscribe/callscribe/shared/stack/config"
+	"github.com/callscribe/callscribe/shared/stack/embedded"
+	"github.com/callscribe/callscribe/shared/testkit/apitest"
+	"github.com/callscribe/callscribe/shared/testkit/testengine"
 )
 
 // The tests run against the real service: the local stack (SQLite, disk
@@ -87,8 +87,8 @@ func run(m *testing.M) int {
 }
 
 // startStack starts a local stack under dataDir; edit changes its config.
-func startStack(dataDir string, edit func(*app.Config)) (addr string, stop func(), err error) {
-	cfg := app.Config{
+func startStack(dataDir string, edit func(*config.Config)) (addr string, stop func(), err error) {
+	cfg := config.Config{
 		ListenAddr:          "127.0.0.1:0",
 		DataDir:             dataDir,
 		Workers:             4,
@@ -105,12 +105,12 @@ func startStack(dataDir string, edit func(*app.Config)) (addr string, stop func(
 	if edit != nil {
 		edit(&cfg)
 	}
-	table := localstack.Providers()
-	table.Transcribers["test"] = func(cfg app.Config) (callscribe.Transcriber, func(), error) {
+	table := embedded.EngineTable()
+	table.Transcribers["test"] = func(cfg config.Config) (callscribe.Transcriber, func(), error) {
 		return &testengine.Engine{AgentChannel: cfg.AgentChannel}, nil, nil
 	}
 	logger := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	local, err := localstack.Open(cfg, logger, table)
+	local, err := embedded.Open(cfg, logger, table)
 	if err != nil {
 		return "", nil, err
 	}
@@ -133,7 +133,7 @@ func startStack(dataDir string, edit func(*app.Config)) (addr string, stop func(
 }
 
 // startTestStack starts a stack of its own for one test.
-func startTestStack(t *testing.T, edit func(*app.Config)) string {
+func startTestStack(t *testing.T, edit func(*config.Config)) string {
 	t.Helper()
 	addr, stop, err := startStack(filepath.Join(t.TempDir(), "data"), edit)
 	if err != nil {

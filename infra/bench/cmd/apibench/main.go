@@ -35,7 +35,7 @@ import (
 )
 
 func main() {
-	bin := flag.String("bin", "", "the local service binary (go build ./infra/local)")
+	bin := flag.String("bin", "", "the local service binary (go build ./infra/embeddedserver)")
 	jobs := flag.Int("jobs", 100000, "jobs to fill the account with")
 	duration := flag.Duration("d", 5*time.Second, "wrk duration per endpoint")
 	conns := flag.Int("c", 32, "wrk connections")

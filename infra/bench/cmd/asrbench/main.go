@@ -1,4 +1,4 @@
-// Command asrbench measures the embedded speech engine (shared/sphinx) on
+// Command asrbench measures the embedded speech engine (shared/engines/sphinx) on
 // synthesised calls made by synthcall, or on Debian's pocketsphinx-testdata
 // LibriVox clips, and prints word error rate, timing accuracy, real-time factor
 // and peak memory. infra/bench/asr.sh runs it; the README's "Measured figures" section records its results.
@@ -38,9 +38,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/callscribe/callscribe/shared/audiodecode"
+	"github.com/callscribe/callscribe/shared/audio/decode"
 	"github.com/callscribe/callscribe/shared/callscribe"
-	"github.com/callscribe/callscribe/shared/sphinx"
+	"github.com/callscribe/callscribe/shared/engines/sphinx"
 )
 
 // onlyChannel, when 0 or 1, silences the other channel of each call.
@@ -191,7 +191,7 @@ func benchCalls(tr *sphinx.Transcriber, dir, ext, label string, verbose bool, ke
 			return err
 		}
 		if onlyChannel >= 0 {
-			a, err := audiodecode.DecodeWAV(audio)
+			a, err := decode.DecodeWAV(audio)
 			if err != nil {
 				return fmt.Errorf("%s: %w", rp, err)
 			}
@@ -200,7 +200,7 @@ func benchCalls(tr *sphinx.Transcriber, dir, ext, label string, verbose bool, ke
 					clear(a.Channels[ch])
 				}
 			}
-			audio = audiodecode.EncodeWAV(a.SampleRate, a.Channels...)
+			audio = decode.EncodeWAV(a.SampleRate, a.Channels...)
 		}
 		name := strings.TrimSuffix(filepath.Base(rp), ".json")
 		req := callscribe.TranscriptionRequest{Audio: audio, Language: "en-US"}

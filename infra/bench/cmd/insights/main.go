@@ -47,7 +47,7 @@ import (
 	"strings"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
-	"github.com/callscribe/callscribe/shared/insights"
+	"github.com/callscribe/callscribe/shared/engines/insights"
 )
 
 // Targets from issue 4, set on the 48 original calls; the bench exits non-zero

@@ -18,8 +18,8 @@ import (
 	"sync"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
-	"github.com/callscribe/callscribe/shared/insights"
-	"github.com/callscribe/callscribe/shared/sphinx"
+	"github.com/callscribe/callscribe/shared/engines/insights"
+	"github.com/callscribe/callscribe/shared/engines/sphinx"
 )
 
 // speakerAdaptation: the engine runs as the local stack runs it by default
@@ -62,7 +62,7 @@ func newSpeechPath(cache string) (*speechPath, error) {
 	if err := build.Run(); err != nil {
 		return nil, fmt.Errorf("building synthcall: %w", err)
 	}
-	engineID, err := hashTree("shared/sphinx", fmt.Sprintf("speaker adaptation %v", speakerAdaptation))
+	engineID, err := hashTree("shared/engines/sphinx", fmt.Sprintf("speaker adaptation %v", speakerAdaptation))
 	if err != nil {
 		return nil, err
 	}

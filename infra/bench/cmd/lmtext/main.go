@@ -1,5 +1,5 @@
 // Command lmtext writes the speech engine's second domain-LM text,
-// shared/sphinx/lmdata/calls.txt, from the tagger's labelled train calls.
+// shared/engines/sphinx/lmdata/calls.txt, from the tagger's labelled train calls.
 //
 // Which calls: the train split (testdata/insights) only, minus three kinds:
 //   - the ASR dev set (the first 24 original calls, call01–call24), on which
@@ -22,7 +22,7 @@
 //
 // Usage:
 //
-//	go run ./infra/bench/cmd/lmtext [-train testdata/insights] [-dict …/cmudict-en-us.dict] [-out shared/sphinx/lmdata/calls.txt]
+//	go run ./infra/bench/cmd/lmtext [-train testdata/insights] [-dict …/cmudict-en-us.dict] [-out shared/engines/sphinx/lmdata/calls.txt]
 //
 // The output depends only on the calls and the dictionary: the same inputs
 // give the same bytes (TestCallsTextIsCurrent regenerates and compares).
@@ -37,8 +37,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/callscribe/callscribe/shared/insights"
-	"github.com/callscribe/callscribe/shared/sphinx"
+	"github.com/callscribe/callscribe/shared/engines/insights"
+	"github.com/callscribe/callscribe/shared/engines/sphinx"
 )
 
 // asrDevCalls is how many of the first original calls the ASR bench's dev
@@ -52,7 +52,7 @@ func main() {
 	trainDir := flag.String("train", "testdata/insights", "the tagger's train split")
 	testdata := flag.String("testdata", "testdata", "the folder of the evaluation sets (sphinx.EvaluationFiles)")
 	dictPath := flag.String("dict", filepath.Join(sphinx.DefaultModelDir, "cmudict-en-us.dict"), "the decoder's pronouncing dictionary")
-	out := flag.String("out", "shared/sphinx/lmdata/calls.txt", "where to write the text")
+	out := flag.String("out", "shared/engines/sphinx/lmdata/calls.txt", "where to write the text")
 	flag.Parse()
 	text, err := generate(*trainDir, *testdata, *dictPath)
 	if err != nil {

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/callscribe/callscribe/shared/insights"
-	"github.com/callscribe/callscribe/shared/sphinx"
+	"github.com/callscribe/callscribe/shared/engines/insights"
+	"github.com/callscribe/callscribe/shared/engines/sphinx"
 )
 
 const root = "../../../.."
@@ -24,12 +24,12 @@ func TestCallsTextIsCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := os.ReadFile(filepath.Join(root, "shared/sphinx/lmdata/calls.txt"))
+	want, err := os.ReadFile(filepath.Join(root, "shared/engines/sphinx/lmdata/calls.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Fatal("shared/sphinx/lmdata/calls.txt is not what `make lm-text` writes from testdata/insights: run it and commit the result")
+		t.Fatal("shared/engines/sphinx/lmdata/calls.txt is not what `make lm-text` writes from testdata/insights: run it and commit the result")
 	}
 }
 
@@ -59,7 +59,7 @@ func TestExcluded(t *testing.T) {
 // Every call the ASR dev set decodes must be left out, whatever the file
 // numbering: the generated text names the calls it used.
 func TestASRDevCallsLeftOut(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(root, "shared/sphinx/lmdata/calls.txt"))
+	b, err := os.ReadFile(filepath.Join(root, "shared/engines/sphinx/lmdata/calls.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,7 @@
 // telephone-band speech with SphinxTrain (Debian package sphinxtrain): bw
 // collects Baum-Welch statistics of the en-us model on narrowband speech whose
 // transcripts are known, then mllr_solve estimates an MLLR mean transform
-// (the default, written to shared/sphinx/narrowband_mapped.mllr) or map_adapt makes
+// (the default, written to shared/engines/sphinx/narrowband_mapped.mllr) or map_adapt makes
 // MAP-adapted means and variances (-method map, a model directory).
 //
 // The speech is what the narrowband map is fitted on (infra/bench/internal/speechdata):
@@ -31,7 +31,7 @@ import (
 	"time"
 
 	"github.com/callscribe/callscribe/infra/bench/internal/speechdata"
-	"github.com/callscribe/callscribe/shared/sphinx"
+	"github.com/callscribe/callscribe/shared/engines/sphinx"
 )
 
 // mappedVoices are the voices of the narrowband map's training set
@@ -47,11 +47,11 @@ const mappedVoices = "espeak:en-us+f1,espeak:en-us+f2,espeak:en-us+f3,espeak:en-
 const unmappedVoices = "flite:awb,flite:kal16,espeak:en-us+m3,espeak:en-gb+f3,flite:awb@250,flite:kal16@250,flite:kal16@500"
 
 func main() {
-	out := flag.String("out", "shared/sphinx/narrowband_mapped.mllr", "where to write the MLLR transform (-method mllr) or the model directory (-method map)")
+	out := flag.String("out", "shared/engines/sphinx/narrowband_mapped.mllr", "where to write the MLLR transform (-method mllr) or the model directory (-method map)")
 	method := flag.String("method", "mllr", "mllr (a mean transform) or map (MAP-adapted means and variances)")
 	features := flag.String("features", "engine", "engine (the features the engine decodes: narrowband map by the pitch rule) or plain (upsampled, unmapped)")
 	voices := flag.String("voices", "mapped", "training voices: mapped, unmapped (the map's training voices the engine maps, or not) or a comma-separated list (as narrowbandmap)")
-	textPath := flag.String("text", "shared/sphinx/lmdata/callcentre.txt", "training sentences, one a line (# comments)")
+	textPath := flag.String("text", "shared/engines/sphinx/lmdata/callcentre.txt", "training sentences, one a line (# comments)")
 	cache := flag.String("cache", ".cache/narrowband-map", "synthesised audio (shared with narrowbandmap)")
 	work := flag.String("work", ".cache/narrowband-adapt", "work directory (features, statistics, model copies)")
 	modelDir := flag.String("model", sphinx.DefaultModelDir, "PocketSphinx model directory (en-us/, cmudict-en-us.dict)")

@@ -11,7 +11,7 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/callscribe/callscribe/shared/sphinx"
+	"github.com/callscribe/callscribe/shared/engines/sphinx"
 )
 
 // FramePair is one utterance seen band-limited and wideband: frames of Dim

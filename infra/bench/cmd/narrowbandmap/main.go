@@ -1,12 +1,12 @@
 // Command narrowbandmap fits the embedded engine's narrowband feature map
-// (shared/sphinx/narrowband_map.json) on "stereo" speech: each training
+// (shared/engines/sphinx/narrowband_map.json) on "stereo" speech: each training
 // sentence is synthesised once, then made wideband (16 kHz) and telephone-band
 // (8 kHz, the same sox conversion synthcall uses for the evaluation calls), and
 // the map learns to move the telephone-band cepstra onto the wideband ones. No
 // transcripts are involved.
 //
 // Honesty rules, so that the ASR bench's 8 kHz figures stay a fair test:
-//   - the sentences come from the domain LM's text (shared/sphinx/lmdata),
+//   - the sentences come from the domain LM's text (shared/engines/sphinx/lmdata),
 //     which is kept disjoint from the evaluation dialogues;
 //   - the voices are ones the evaluation calls do not use (they use flite's
 //     slt and rms): flite's awb and kal16 and espeak-ng's English voices.
@@ -32,7 +32,7 @@ import (
 	"strings"
 
 	"github.com/callscribe/callscribe/infra/bench/internal/speechdata"
-	"github.com/callscribe/callscribe/shared/sphinx"
+	"github.com/callscribe/callscribe/shared/engines/sphinx"
 )
 
 // defaultVoices is the training voice set the shipped map was fitted on
@@ -40,9 +40,9 @@ import (
 const defaultVoices = speechdata.MapVoices
 
 func main() {
-	out := flag.String("out", "shared/sphinx/narrowband_map.json", "where to write the map")
+	out := flag.String("out", "shared/engines/sphinx/narrowband_map.json", "where to write the map")
 	voices := flag.String("voices", defaultVoices, "training voices, comma-separated")
-	textPath := flag.String("text", "shared/sphinx/lmdata/callcentre.txt", "training sentences, one a line (# comments)")
+	textPath := flag.String("text", "shared/engines/sphinx/lmdata/callcentre.txt", "training sentences, one a line (# comments)")
 	contextFrames := flag.Int("context", 4, "frames of context on each side")
 	ridge := flag.Float64("ridge", 1e-4, "ridge, relative to the mean diagonal")
 	cache := flag.String("cache", ".cache/narrowband-map", "keeps the synthesised audio between runs")

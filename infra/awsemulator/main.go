@@ -1,0 +1,218 @@
+// Command awsemulator runs callscribe the way it runs on AWS, on one machine
+// (`make run-aws-local`): it starts DynamoDB Local, local-aws-sqs and gofakes3
+// (shared/testkit/awstest), creates the tables, queues and bucket, and then
+//
+//   - serves the API on LISTEN_ADDR like API Gateway's HTTP API: each request is
+//     matched by method and path template to its Lambda function
+//     (shared/transport/lambdaapi.Functions, the same inventory as template.yaml), turned
+//     into an API Gateway v2 event and handed to that function's handler;
+//     requests no route matches go to the $default (fallback) function;
+//   - runs the SQS-triggered workers by polling their local queues and invoking
+//     their handlers with SQS events, honouring batch item failures;
+//   - stands in for Cognito: POST /dashboard/signup and /dashboard/login work as
+//     in `make run` (accounts in DynamoDB, sessions signed with SESSION_SECRET),
+//     and the local JWT authorizer verifies those session tokens on the usage and
+//     api-keys routes and passes the account as the `sub` claim, which is what
+//     the functions read on AWS. An invalid token reaches the function without
+//     claims and gets the spec's 401; on AWS, API Gateway itself answers
+//     {"message":"Unauthorized"} before the function runs.
+//
+// It reads the same settings as `make run` (LISTEN_ADDR, QUOTA_MINUTES,
+// CALLBACK_ALLOW_HOSTS, CALLBACK_BACKOFF_BASE, TRANSCRIBER, WORKERS, ...). State
+// lives in the in-memory local servers and is gone when the process stops; the
+// servers are stopped on exit. Lambda's 6 MB request limit is not emulated.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	ddb "github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
+	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/callscribe/callscribe/shared/adapters/dynamodb"
+	"github.com/callscribe/callscribe/shared/adapters/s3"
+	"github.com/callscribe/callscribe/shared/adapters/sqs"
+	"github.com/callscribe/callscribe/shared/engines"
+	"github.com/callscribe/callscribe/shared/service/identity"
+	"github.com/callscribe/callscribe/shared/stack/awsstack"
+	"github.com/callscribe/callscribe/shared/stack/awsstack/derivedengines"
+	"github.com/callscribe/callscribe/shared/stack/awsstack/transcriptionengines"
+	"github.com/callscribe/callscribe/shared/stack/config"
+	"github.com/callscribe/callscribe/shared/testkit/awstest"
+	"github.com/callscribe/callscribe/shared/transport/httpapi"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi/workers"
+)
+
+// providers is every provider the deployed workers offer (the speech and
+// insight tables together: one process runs all the workers here), plus the
+// deterministic engine in test builds (addTestEngine, see testengine.go).
+func providers() engines.Table[*awsstack.AWS] {
+	t := transcriptionengines.EngineTable()
+	t.Summarizers, t.Taggers = derivedengines.EngineTable().Summarizers, derivedengines.EngineTable().Taggers
+	addTestEngine(t)
+	return t
+}
+
+// Names of the local resources (the template lets CloudFormation name them on AWS).
+const (
+	tablePrefix = "callscribe_"
+	queuePrefix = "callscribe-"
+	bucketName  = "callscribe-audio"
+)
+
+func main() {
+	cfg, err := config.ConfigFromEnv()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	logger := config.NewLogger(cfg.LogLevel)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, cfg, logger); err != nil {
+		logger.Error("awsemulator stopped with an error", "err", err)
+		os.Exit(1)
+	}
+	logger.Info("awsemulator stopped")
+}
+
+func run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
+	started := time.Now()
+	servers, err := awstest.Start(ctx, awstest.Options{DynamoDB: true, SQS: true, S3: true})
+	if err != nil {
+		return fmt.Errorf("starting the local AWS servers: %w", err)
+	}
+	defer servers.Stop()
+	logger.Info("local AWS servers ready", "dynamodb", servers.DynamoDBEndpoint, "sqs", servers.SQSEndpoint, "s3", servers.S3Endpoint, "ms", time.Since(started).Milliseconds())
+
+	if cfg.SessionSecret == "" {
+		// State lives only as long as this process, so a per-run secret is enough.
+		buf := make([]byte, 32)
+		if _, err := rand.Read(buf); err != nil {
+			return err
+		}
+		cfg.SessionSecret = hex.EncodeToString(buf)
+	}
+	if err := provision(ctx, servers, &cfg); err != nil {
+		return err
+	}
+	// Listening first: the Cognito stand-in's endpoint is on this address.
+	ln, err := net.Listen("tcp", cfg.ListenAddr)
+	if err != nil {
+		return fmt.Errorf("listening on LISTEN_ADDR=%s: %w", cfg.ListenAddr, err)
+	}
+	cfg.CognitoEndpoint = "http://" + ln.Addr().String() + cognitoPath
+	cfg.CognitoClientID = localClientID
+	backend, err := awsstack.Open(ctx, cfg, logger)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+
+	sessions := identity.NewSessions([]byte(cfg.SessionSecret), identity.SessionTTL, time.Now)
+	// The player streams presigned links from the S3 stand-in's origin.
+	gw, err := newGateway(backend, sessions, servers.S3Endpoint, logger)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	gw.cognito = &cognitoStandIn{service: backend.Service, sessions: sessions}
+	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	if err := startWorkers(workCtx, &wg, backend, servers, cfg, logger); err != nil {
+		stopWork()
+		ln.Close()
+		return err
+	}
+	srv := httpapi.NewHTTPServer(gw)
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	logger.Info("callscribe (AWS emulation) is listening", "url", "http://"+ln.Addr().String(), "transcriber", cfg.Transcriber, "startup_ms", time.Since(started).Milliseconds())
+
+	select {
+	case <-ctx.Done():
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		err = srv.Shutdown(shutdownCtx)
+		cancel()
+	case err = <-serveErr:
+	}
+	stopWork()
+	wg.Wait()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+// provision creates the tables, queues and bucket and points cfg at them.
+func provision(ctx context.Context, servers *awstest.Servers, cfg *config.Config) error {
+	tables := dynamodb.PrefixedTableNames(tablePrefix)
+	if err := dynamodb.CreateTables(ctx, ddb.NewFromConfig(servers.DynamoDBConfig()), tables); err != nil {
+		return err
+	}
+	names := []string{queuePrefix + lambdaapi.QueueTranscription, queuePrefix + lambdaapi.QueueDerived, queuePrefix + lambdaapi.QueueCallback}
+	qs, err := sqs.CreateQueues(ctx, awssqs.NewFromConfig(servers.SQSConfig()), names, sqs.QueueOptions{MaxReceiveCount: 5})
+	if err != nil {
+		return err
+	}
+	s3c := awss3.NewFromConfig(servers.S3Config(), func(o *awss3.Options) { o.UsePathStyle = true })
+	if err := s3.CreateBucket(ctx, s3c, bucketName); err != nil {
+		return err
+	}
+	cfg.JobsTable, cfg.UsageTable, cfg.AccountsTable, cfg.APIKeysTable = tables.Jobs, tables.Usage, tables.Accounts, tables.APIKeys
+	cfg.AudioBucket = bucketName
+	cfg.TranscriptionQueueURL = qs[names[0]].URL
+	cfg.DerivedQueueURL = qs[names[1]].URL
+	cfg.CallbackQueueURL = qs[names[2]].URL
+	cfg.DynamoDBEndpoint, cfg.SQSEndpoint, cfg.S3Endpoint = servers.DynamoDBEndpoint, servers.SQSEndpoint, servers.S3Endpoint
+	cfg.AWSRegion = awstest.Region
+	return nil
+}
+
+// startWorkers polls each worker function's queue (the event source mapping's
+// job on AWS) with WORKERS messages in flight per queue.
+func startWorkers(ctx context.Context, wg *sync.WaitGroup, backend *awsstack.AWS, servers *awstest.Servers, cfg config.Config, logger *slog.Logger) error {
+	client := awssqs.NewFromConfig(servers.SQSConfig())
+	urls := map[string]string{
+		lambdaapi.QueueTranscription: cfg.TranscriptionQueueURL,
+		lambdaapi.QueueDerived:       cfg.DerivedQueueURL,
+		lambdaapi.QueueCallback:      cfg.CallbackQueueURL,
+	}
+	for _, f := range lambdaapi.Functions {
+		if !f.IsWorker() {
+			continue
+		}
+		h, _, err := workers.Handler(f, backend, providers())
+		if err != nil {
+			return fmt.Errorf("function %s: %w", f.Name, err)
+		}
+		log := logger.With("function", f.Name)
+		p := &sqs.Poller{
+			Client:      client,
+			QueueURL:    urls[f.Queue],
+			Handle:      invokeWorker(h, urls[f.Queue]),
+			Concurrency: cfg.Workers,
+			OnError:     func(err error) { log.Warn("worker message not acknowledged", "err", err) },
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = p.Run(ctx)
+		}()
+	}
+	return nil
+}

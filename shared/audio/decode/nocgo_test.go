@@ -1,0 +1,5 @@
+//go:build !cgo
+
+package decode
+
+const cgoEnabled = false

@@ -1,5 +1,0 @@
-//go:build cgo
-
-package audiodecode
-
-const cgoEnabled = true

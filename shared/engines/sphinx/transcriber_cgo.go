@@ -1,0 +1,532 @@
+//go:build cgo
+
+package sphinx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/callscribe/callscribe/shared/audio/decode"
+	"github.com/callscribe/callscribe/shared/callscribe"
+)
+
+// Transcriber implements callscribe.Transcriber with a pool of PocketSphinx
+// decoders. It is safe for concurrent use.
+type Transcriber struct {
+	cfg    Config
+	narrow *FeatureMap // nil: narrowband audio is decoded unmapped
+	log    *slog.Logger
+	pool   chan *decoder
+	all    []*decoder
+	tmpDir string
+	// mappedMLLRPath and unmappedMLLRPath are the files of the MLLR
+	// transforms of the narrowband channels the map mostly applies to and of
+	// the others ("" for none), identityPath the identity transform's, which
+	// undoes them: decoders are shared by all channels and switch.
+	mappedMLLRPath, unmappedMLLRPath, identityPath string
+	// mappedMLLR and unmappedMLLR are those transforms (nil for none), the
+	// starting point of a channel's speaker adaptation (speaker, nil when off).
+	mappedMLLR, unmappedMLLR *MLLR
+	speaker                  *speakerAdapter
+	closed                   sync.Once
+}
+
+var _ callscribe.Transcriber = (*Transcriber)(nil)
+
+// NewTranscriber loads cfg.Decoders decoders (about 0.3 s and 100 MB each).
+func NewTranscriber(cfg Config) (*Transcriber, error) {
+	if cfg.Decoders < 1 {
+		cfg.Decoders = 1
+	}
+	if cfg.ModelDir == "" {
+		cfg.ModelDir = DefaultModelDir
+	}
+	if cfg.DomainLMWeight == 0 {
+		cfg.DomainLMWeight = DefaultDomainLMWeight
+	}
+	if cfg.VADThreshold == 0 {
+		cfg.VADThreshold = DefaultVADThreshold
+	}
+	if cfg.KeytermWeight == 0 {
+		cfg.KeytermWeight = DefaultKeytermWeight
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	hmm := filepath.Join(cfg.ModelDir, "en-us")
+	stock := filepath.Join(cfg.ModelDir, "en-us.lm.bin")
+	dict := filepath.Join(cfg.ModelDir, "cmudict-en-us.dict")
+	for _, p := range []string{hmm, stock, dict} {
+		if _, err := os.Stat(p); err != nil {
+			return nil, fmt.Errorf("sphinx: model file missing (install pocketsphinx-en-us): %w", err)
+		}
+	}
+	t := &Transcriber{cfg: cfg, log: log, pool: make(chan *decoder, cfg.Decoders), narrow: cfg.NarrowbandMap}
+	switch {
+	case cfg.DisableNarrowbandMap:
+		t.narrow = nil
+	case t.narrow == nil:
+		m, err := BuiltinNarrowbandMap()
+		if err != nil {
+			return nil, fmt.Errorf("sphinx: the built-in narrowband map: %w", err)
+		}
+		t.narrow = m
+	}
+	dir, err := os.MkdirTemp("", "callscribe-sphinx-")
+	if err != nil {
+		return nil, err
+	}
+	t.tmpDir = dir
+	mllr := cfg.NarrowbandMLLR
+	if mllr == nil && !cfg.DisableNarrowbandMLLR {
+		if mllr, err = BuiltinNarrowbandMLLR(); err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("sphinx: the built-in narrowband MLLR transform: %w", err)
+		}
+	}
+	unmapped := cfg.NarrowbandUnmappedMLLR
+	if unmapped == nil && !cfg.DisableNarrowbandMLLR {
+		if unmapped, err = BuiltinNarrowbandUnmappedMLLR(); err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("sphinx: the built-in narrowband MLLR transform for unmapped channels: %w", err)
+		}
+	}
+	var transforms []*MLLR
+	if !cfg.DisableNarrowbandMLLR {
+		for _, x := range []struct {
+			m    *MLLR
+			path *string
+			name string
+		}{{mllr, &t.mappedMLLRPath, "mapped.mllr"}, {unmapped, &t.unmappedMLLRPath, "unmapped.mllr"}} {
+			if x.m == nil {
+				continue
+			}
+			if x.m.Classes != 1 {
+				// PocketSphinx applies the first class to every Gaussian.
+				os.RemoveAll(dir)
+				return nil, fmt.Errorf("sphinx: the narrowband MLLR transform has %d classes; the decoder applies one", x.m.Classes)
+			}
+			*x.path = filepath.Join(dir, x.name)
+			if err := os.WriteFile(*x.path, x.m.Format(), 0o600); err != nil {
+				os.RemoveAll(dir)
+				return nil, fmt.Errorf("sphinx: writing the MLLR transform: %w", err)
+			}
+			transforms = append(transforms, x.m)
+		}
+		t.mappedMLLR, t.unmappedMLLR = mllr, unmapped
+	}
+	if cfg.SpeakerAdaptation {
+		tools := cfg.SphinxTrainDir
+		if tools == "" {
+			tools = DefaultSphinxTrainDir
+		}
+		w := cfg.SpeakerAdaptationWeight
+		if w == 0 {
+			w = DefaultSpeakerAdaptationWeight
+		}
+		if t.speaker, err = newSpeakerAdapter(tools, hmm, dict, filepath.Join(dir, "speaker"), w); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+	}
+	if len(transforms) > 0 || t.speaker != nil {
+		t.identityPath = filepath.Join(dir, "identity.mllr")
+		if err := os.WriteFile(t.identityPath, identityMLLR(modelStreams).Format(), 0o600); err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("sphinx: writing the MLLR transform: %w", err)
+		}
+	}
+	domain := ""
+	if cfg.DomainLMWeight > 0 {
+		domain = filepath.Join(dir, "domain.arpa")
+		text := cfg.DomainText
+		if text == "" {
+			text = DomainText()
+		}
+		f, err := os.Create(domain)
+		if err == nil {
+			err = BuildLM(strings.NewReader(text)).WriteARPA(f)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("sphinx: writing the domain LM: %w", err)
+		}
+	}
+	args := []string{
+		"-hmm", hmm, "-dict", dict,
+		// Regions come from our VAD; the decoder must not cut them again.
+		"-remove_silence", "no",
+	}
+	// Search settings stay at PocketSphinx's defaults: the ASR bench found
+	// none that helps (a larger -lw, -dither, a lower -upperf for telephone
+	// audio, frequency warping), and the real-time factor is well inside its
+	// target without narrowing the beams.
+	if domain == "" {
+		args = append(args, "-lm", stock)
+	}
+	args = append(args, cfg.ExtraArgs...)
+	start := time.Now()
+	for i := 0; i < cfg.Decoders; i++ {
+		d, err := newDecoder(args, stock, domain, cfg.DomainLMWeight)
+		if err != nil {
+			t.Close()
+			return nil, err
+		}
+		t.all = append(t.all, d)
+		t.pool <- d
+	}
+	if t.narrow != nil && t.narrow.Dim != t.all[0].cepDim() {
+		t.Close()
+		return nil, fmt.Errorf("sphinx: the narrowband map is for %d-long cepstra, the model's are %d", t.narrow.Dim, t.all[0].cepDim())
+	}
+	if dim := t.all[0].cepDim(); (len(transforms) > 0 || t.speaker != nil) && dim != modelStreams[0] {
+		t.Close()
+		return nil, fmt.Errorf("sphinx: the model's cepstra have %d values; its MLLR transforms are for %d", dim, modelStreams[0])
+	}
+	for _, m := range transforms {
+		if err := m.checkStreams(modelStreams); err != nil {
+			t.Close()
+			return nil, fmt.Errorf("sphinx: the narrowband MLLR transform does not fit the model: %w", err)
+		}
+	}
+	log.Info("sphinx decoders ready", "decoders", cfg.Decoders, "domain_lm_weight", max(cfg.DomainLMWeight, 0),
+		"narrowband_map", t.narrow != nil, "narrowband_mllr", t.mappedMLLRPath != "", "narrowband_unmapped_mllr", t.unmappedMLLRPath != "", "elapsed_ms", time.Since(start).Milliseconds())
+	return t, nil
+}
+
+// modelStreams are the feature streams of pocketsphinx-en-us that MLLR
+// transforms apply to: the 13 cepstra, their deltas and double deltas
+// (1s_c_d_dd, -svspec 0-12/13-25/26-38).
+var modelStreams = []int{13, 13, 13}
+
+// Close frees the decoders. It waits for decoders in use to be returned.
+func (t *Transcriber) Close() {
+	t.closed.Do(func() {
+		for range t.all {
+			d := <-t.pool
+			d.close()
+		}
+		if t.tmpDir != "" {
+			os.RemoveAll(t.tmpDir)
+		}
+	})
+}
+
+// Transcribe decodes the audio and recognises each channel.
+func (t *Transcriber) Transcribe(ctx context.Context, req callscribe.TranscriptionRequest) (*callscribe.TranscriptionResult, error) {
+	if !englishHint(req.Language) {
+		return nil, &callscribe.JobError{Code: callscribe.JobErrUnsupportedLanguage,
+			Message: fmt.Sprintf("The embedded engine recognises English only; language %q is not supported.", req.Language)}
+	}
+	audio, err := decode.Decode(req.Audio, decode.Format(req.Format))
+	if err != nil {
+		return nil, badAudio(err)
+	}
+	// The encoded bytes are not needed past decoding: dropping this copy of
+	// the reference lets the collector free them while the channels decode
+	// (the pipeline holds no other once it has called Transcribe).
+	req.Audio = nil
+	segs := make([][]callscribe.Segment, len(audio.Channels))
+	reports := make([]*callscribe.KeytermsReport, len(audio.Channels))
+	errs := make([]error, len(audio.Channels))
+	var wg sync.WaitGroup
+	for ch := range audio.Channels {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			segs[ch], reports[ch], errs[ch] = t.channel(ctx, audio.Channels[ch], audio.SampleRate, ch, req.Keyterms)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	res := buildResult(segs, audio.Duration())
+	if len(req.Keyterms) > 0 {
+		// Every channel plans the same terms against the same dictionary;
+		// a channel without speech never took a decoder and has no report.
+		var report *callscribe.KeytermsReport
+		for _, r := range reports {
+			if r != nil {
+				report = r
+				break
+			}
+		}
+		if report == nil {
+			// No speech anywhere: still say which words the dictionary lacks.
+			var err error
+			if report, err = t.planOnly(ctx, req.Keyterms); err != nil {
+				return nil, err
+			}
+		}
+		res.MetaData = &callscribe.TranscriptionMetaData{Keyterms: report}
+	}
+	return res, nil
+}
+
+func badAudio(err error) *callscribe.JobError {
+	return &callscribe.JobError{Code: callscribe.JobErrBadAudio, Message: "The audio could not be decoded: " + err.Error()}
+}
+
+// channel recognises one channel: VAD regions, then one utterance per region on
+// a pooled decoder, with the job's keyterms boosted (keyterms.go) when it has
+// any; the report says what became of them.
+func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int, keyterms []string) (_ []callscribe.Segment, _ *callscribe.KeytermsReport, err error) {
+	r := newResampler(samples, rate)
+	regions, err := findRegions(r, t.cfg.VADThreshold)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(regions) == 0 {
+		return nil, nil, nil
+	}
+	// How much of the narrowband map this channel gets: none for wideband
+	// audio, and for telephone audio by the speaker's register. Worked out
+	// before taking a decoder from the pool, which it does not need.
+	var weight float64
+	if t.narrow != nil && rate <= NarrowbandRate {
+		pitch := medianPitch(r, regions)
+		weight = narrowbandMapWeight(pitch)
+		t.log.Debug("sphinx narrowband channel", "channel", ch, "median_pitch_hz", int(pitch), "map_weight", weight)
+	}
+	var d *decoder
+	select {
+	case d = <-t.pool:
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	}
+	defer func() { t.pool <- d }()
+	// The acoustic model's adaptation for this channel (none for wideband),
+	// then the job's keyterms on the language model side.
+	mllr, base := "", (*MLLR)(nil)
+	switch {
+	case rate > NarrowbandRate:
+	case weight >= 0.5:
+		mllr, base = t.mappedMLLRPath, t.mappedMLLR
+	default:
+		mllr, base = t.unmappedMLLRPath, t.unmappedMLLR
+	}
+	if err := d.setMLLR(mllr, t.identityPath); err != nil {
+		return nil, nil, err
+	}
+	var report *callscribe.KeytermsReport
+	if len(keyterms) > 0 {
+		plan := t.plan(d, keyterms)
+		report = plan.report
+		if len(plan.sentences) > 0 {
+			restore, err := d.boost(plan.sentences, t.cfg.KeytermWeight, t.cfg.DomainLMWeight)
+			if err != nil {
+				return nil, nil, err
+			}
+			// Runs before the decoder goes back to the pool (defers run last in, first out).
+			defer func() {
+				if rerr := restore(); rerr != nil && err == nil {
+					err = rerr
+				}
+			}()
+		}
+	}
+	// Speaker adaptation decodes twice, so it keeps each region's features.
+	adapt := t.speaker != nil && rate <= NarrowbandRate
+	passes := make([]regionPass, len(regions))
+	var buf []int16
+	for i, g := range regions {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		n := g.End - g.Start
+		if cap(buf) < n {
+			buf = make([]int16, n)
+		}
+		buf = buf[:r.Read(buf[:n], g.Start)]
+		if !adapt {
+			if passes[i].words, err = t.recognise(d, buf, weight); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
+		if passes[i].cep, err = t.features(d, buf, weight); err != nil {
+			return nil, nil, err
+		}
+		if passes[i].words, err = d.decodeCepstra(passes[i].cep); err != nil {
+			return nil, nil, err
+		}
+	}
+	if adapt {
+		if err := t.adaptAndDecode(ctx, d, ch, passes, base, mllr); err != nil {
+			return nil, nil, err
+		}
+	}
+	alias := callscribe.SpeakerAlias(ch, t.cfg.AgentChannel)
+	var out []callscribe.Segment
+	for i, g := range regions {
+		words := passes[i].words
+		if len(words) == 0 {
+			continue
+		}
+		texts := make([]string, len(words))
+		for j, w := range words {
+			texts[j] = w.Text
+		}
+		start := float64(g.Start) / targetRate
+		out = append(out, callscribe.Segment{
+			Text:         strings.Join(texts, " "),
+			TimeStart:    round2(start + float64(words[0].Start)/100),
+			TimeEnd:      round2(start + float64(words[len(words)-1].End+1)/100),
+			SpeakerID:    ch,
+			SpeakerAlias: alias,
+		})
+	}
+	return out, report, nil
+}
+
+// adaptAndDecode estimates the channel's speaker transform from the first
+// pass and decodes every region again with it, replacing the first pass's
+// words. When SphinxTrain fails the channel keeps its first pass: adaptation
+// improves a transcript, and losing one to it would be worse.
+func (t *Transcriber) adaptAndDecode(ctx context.Context, d *decoder, ch int, passes []regionPass, base *MLLR, basePath string) error {
+	start := time.Now()
+	path, dir, err := t.speaker.estimate(ctx, passes, base, basePath, modelStreams)
+	if dir != "" {
+		defer os.RemoveAll(dir)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		t.log.Warn("sphinx speaker adaptation failed; the channel keeps its first pass", "channel", ch, "error", err)
+		return nil
+	}
+	if path == "" {
+		return nil
+	}
+	if err := d.setMLLR(path, t.identityPath); err != nil {
+		return err
+	}
+	for i := range passes {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if len(passes[i].cep) == 0 {
+			continue
+		}
+		words, err := d.decodeCepstra(passes[i].cep)
+		if err != nil {
+			return err
+		}
+		passes[i].words = words
+	}
+	t.log.Debug("sphinx speaker adaptation", "channel", ch, "elapsed_ms", time.Since(start).Milliseconds())
+	return nil
+}
+
+// planOnly checks terms against the dictionary on a pooled decoder, for a
+// job with no speech to decode.
+func (t *Transcriber) planOnly(ctx context.Context, keyterms []string) (*callscribe.KeytermsReport, error) {
+	var d *decoder
+	select {
+	case d = <-t.pool:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { t.pool <- d }()
+	return t.plan(d, keyterms).report, nil
+}
+
+// plan checks terms against d's dictionary; with keyterms switched off
+// (KeytermWeight < 0) nothing is to be applied, and the report says so.
+func (t *Transcriber) plan(d *decoder, keyterms []string) keytermPlan {
+	p := planKeyterms(keyterms, d.inDict)
+	if t.cfg.KeytermWeight < 0 {
+		p.sentences = nil
+		p.report.Method, p.report.Applied = callscribe.KeytermsNotSupported, []string{}
+		p.report.Note = "Keyterms are switched off in this engine's configuration."
+	}
+	return p
+}
+
+// recognise decodes one region; with a map weight above 0 its cepstra are
+// moved that share of the way to the narrowband map's output. (The two differ
+// by a constant per coefficient as well, which the decoder's CMN removes.)
+func (t *Transcriber) recognise(d *decoder, samples []int16, weight float64) ([]word, error) {
+	if weight <= 0 {
+		return d.decode(samples)
+	}
+	cep, err := t.features(d, samples, weight)
+	if err != nil {
+		return nil, err
+	}
+	return d.decodeCepstra(cep)
+}
+
+// features returns the cepstra the decoder reads for one region: the front
+// end's, moved weight of the way to the narrowband map's output.
+func (t *Transcriber) features(d *decoder, samples []int16, weight float64) ([]float32, error) {
+	cep, err := d.cepstra(samples)
+	if err != nil || weight <= 0 {
+		return cep, err
+	}
+	mapped := t.narrow.Apply(cep)
+	if weight < 1 {
+		w := float32(weight)
+		for i := range mapped {
+			mapped[i] = w*mapped[i] + (1-w)*cep[i]
+		}
+	}
+	return mapped, nil
+}
+
+// Cepstra returns the cepstra a decoder's front end computes for one channel of
+// audio at rate, resampled to 16 kHz as Transcribe does and before any feature
+// map: frames of dim values. The narrowband-map trainer fits on these.
+func (t *Transcriber) Cepstra(ctx context.Context, samples []int16, rate int) (cep []float32, dim int, err error) {
+	r := newResampler(samples, rate)
+	pcm := make([]int16, r.Len())
+	pcm = pcm[:r.Read(pcm, 0)]
+	var d *decoder
+	select {
+	case d = <-t.pool:
+	case <-ctx.Done():
+		return nil, 0, ctx.Err()
+	}
+	defer func() { t.pool <- d }()
+	cep, err = d.cepstra(pcm)
+	return cep, d.cepDim(), err
+}
+
+// DecodedCepstra returns the cepstra the engine decodes for one channel of
+// audio at rate, taken whole (no VAD regions): for telephone-band audio they
+// are moved towards the narrowband map's output by the share the channel's
+// median pitch gives it, as Transcribe does. weight is that share (0 for
+// wideband audio or without a map). The narrowband adaptation trainer
+// (infra/bench/cmd/narrowbandadapt) fits on these.
+func (t *Transcriber) DecodedCepstra(ctx context.Context, samples []int16, rate int) (cep []float32, dim int, weight float64, err error) {
+	r := newResampler(samples, rate)
+	if t.narrow != nil && rate <= NarrowbandRate {
+		regions, err := findRegions(r, t.cfg.VADThreshold)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		weight = narrowbandMapWeight(medianPitch(r, regions))
+	}
+	if cep, dim, err = t.Cepstra(ctx, samples, rate); err != nil || weight <= 0 {
+		return cep, dim, weight, err
+	}
+	mapped := t.narrow.Apply(cep)
+	w := float32(weight)
+	for i := range mapped {
+		mapped[i] = w*mapped[i] + (1-w)*cep[i]
+	}
+	return mapped, dim, weight, nil
+}

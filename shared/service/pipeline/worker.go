@@ -1,0 +1,296 @@
+// Package pipeline runs queued work: transcriptions, summary and tags jobs, and
+// tagDelivered callback attempts. The same Worker runs in the local process (fed
+// by the embedded queue) and in Lambda (fed by SQS events).
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/callscribe/callscribe/shared/callscribe"
+	"github.com/callscribe/callscribe/shared/service/callback"
+	"github.com/callscribe/callscribe/shared/service/jobs"
+)
+
+// MaxJobAttempts bounds how often a worker starts the same job. Transient engine
+// errors are retried through the queue; past this the job fails instead of
+// looping forever.
+const MaxJobAttempts = 3
+
+// maxRechecks bounds how long an asynchronous provider may keep a job running
+// (with 30 s re-checks, about four hours).
+const maxRechecks = 500
+
+// Worker handles queue messages. It implements callscribe.MessageHandler. Job
+// state changes go through the jobs service, the same one the API calls; the
+// worker decides only what to run and when to retry.
+type Worker struct {
+	Jobs        *jobs.Service
+	Audio       callscribe.AudioStore
+	Queue       callscribe.Queue
+	Transcriber callscribe.Transcriber
+	Summarizer  callscribe.Summarizer
+	Tagger      callscribe.Tagger
+	Notifier    callscribe.Notifier
+	Logger      *slog.Logger
+	// CallbackBackoffBase is CALLBACK_BACKOFF_BASE (default 2s).
+	CallbackBackoffBase time.Duration
+	// CallbackTimeout bounds one delivery attempt (default 30s, the spec's).
+	CallbackTimeout time.Duration
+}
+
+func (w *Worker) logger(m callscribe.Message) *slog.Logger {
+	l := w.Logger
+	if l == nil {
+		l = slog.Default()
+	}
+	// Worker lines carry the requestId of the API call that caused the work.
+	return l.With("requestId", m.RequestID, "jobId", m.JobID, "kind", m.Kind)
+}
+
+// HandleMessage implements callscribe.MessageHandler. A nil error acknowledges
+// the message; an error asks the queue to deliver it again later.
+func (w *Worker) HandleMessage(ctx context.Context, m callscribe.Message) error {
+	ctx = callscribe.WithRequestID(ctx, m.RequestID)
+	switch m.Kind {
+	case callscribe.KindTranscribe, callscribe.KindDerive:
+		return w.runJob(ctx, m)
+	case callscribe.KindDeliverCallback:
+		return w.deliverCallback(ctx, m)
+	default:
+		w.logger(m).Error("dropping message of unknown kind")
+		return nil
+	}
+}
+
+func (w *Worker) runJob(ctx context.Context, m callscribe.Message) error {
+	log := w.logger(m)
+	job, err := w.Jobs.Job(ctx, m.JobID)
+	if callscribe.IsCode(err, callscribe.CodeJobNotFound) {
+		log.Info("job was deleted before it ran; dropping")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if job.Status.Terminal() {
+		// A duplicate delivery, or a redelivery after the job finished but before
+		// the follow-up was queued: make sure the follow-up exists.
+		return w.afterTerminal(ctx, m, job)
+	}
+	// A re-check of an asynchronous provider's work resumes the same attempt.
+	job, err = w.Jobs.Claim(ctx, job.ID, m.Recheck == 0)
+	if callscribe.IsCode(err, callscribe.CodeConflict) || callscribe.IsCode(err, callscribe.CodeJobNotFound) {
+		log.Info("job finished or was deleted meanwhile; dropping")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if job.Attempts > MaxJobAttempts {
+		return w.finish(ctx, m, job, nil, &callscribe.JobError{Code: callscribe.JobErrInternal, Message: fmt.Sprintf("Processing failed %d times; giving up.", MaxJobAttempts)})
+	}
+	log.Info("job started", "type", job.Type.OrDefault(), "attempt", job.Attempts)
+	start := time.Now()
+	result, err := w.produce(ctx, job)
+	if err != nil && ctx.Err() != nil {
+		// Stopped by a shutdown, not failed: whatever the engine made of the
+		// cancellation, the job stays processing and its message is handed
+		// back to run again.
+		log.Warn("job attempt interrupted by shutdown; it will run again", "err", err, "attempt", job.Attempts)
+		return fmt.Errorf("interrupted: %w", ctx.Err())
+	}
+	var jobErr *callscribe.JobError
+	var pending *callscribe.Pending
+	switch {
+	case errors.As(err, &pending):
+		if m.Recheck >= maxRechecks {
+			return w.finish(ctx, m, job, nil, &callscribe.JobError{Code: callscribe.JobErrProviderError, Message: "The provider did not finish in time."})
+		}
+		next := m
+		next.Recheck++
+		next.Delay = pending.CheckAfter
+		log.Info("provider still working; re-checking later", "recheck", next.Recheck, "delay_ms", next.Delay.Milliseconds())
+		return w.Queue.Enqueue(ctx, next)
+	case errors.As(err, &jobErr):
+		log.Warn("job failed", "code", jobErr.Code, "message", jobErr.Message)
+		return w.finish(ctx, m, job, nil, jobErr)
+	case err != nil:
+		// Transient: leave the job in processing; the queue delivers again.
+		log.Warn("job attempt failed; will retry", "err", err, "attempt", job.Attempts)
+		return err
+	}
+	log.Info("job succeeded", "duration_ms", time.Since(start).Milliseconds())
+	return w.finish(ctx, m, job, result, nil)
+}
+
+// produce runs the engine for the job's type and returns its JSON result.
+func (w *Worker) produce(ctx context.Context, job *callscribe.Job) (json.RawMessage, error) {
+	var result any
+	var err error
+	switch job.Type.OrDefault() {
+	case callscribe.TypeTranscription:
+		result, err = w.transcribe(ctx, job)
+	case callscribe.TypeSummary:
+		if job.Input == nil {
+			return nil, &callscribe.JobError{Code: callscribe.JobErrInternal, Message: "The job has no transcript to summarise."}
+		}
+		result, err = w.Summarizer.Summarize(ctx, *job.Input)
+	case callscribe.TypeTags:
+		if job.Input == nil {
+			return nil, &callscribe.JobError{Code: callscribe.JobErrInternal, Message: "The job has no transcript to tag."}
+		}
+		var tags *callscribe.TagsResult
+		tags, err = w.Tagger.Tag(ctx, *job.Input)
+		if err == nil {
+			// The last guard that nothing outside the taxonomy is stored, whatever the tagger.
+			tags.Normalize()
+		}
+		result = tags
+	default:
+		return nil, &callscribe.JobError{Code: callscribe.JobErrInternal, Message: fmt.Sprintf("Unknown job type %q.", job.Type)}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(result)
+}
+
+func (w *Worker) transcribe(ctx context.Context, job *callscribe.Job) (*callscribe.TranscriptionResult, error) {
+	rc, err := w.Audio.OpenAudio(ctx, job.AudioKey)
+	if callscribe.IsCode(err, callscribe.CodeNotFound) {
+		return nil, &callscribe.JobError{Code: callscribe.JobErrBadAudio, Message: "The uploaded audio is no longer available."}
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	audio, err := readAudio(rc)
+	if err != nil {
+		return nil, err
+	}
+	res, err := w.Transcriber.Transcribe(ctx, callscribe.TranscriptionRequest{
+		JobID: job.ID, AudioKey: job.AudioKey, Audio: audio, Format: job.AudioFormat, Language: job.Language, Keyterms: job.Keyterms,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if res.Transcript == nil {
+		res.Transcript = []callscribe.Segment{} // "transcript": [] rather than null
+	}
+	return res, nil
+}
+
+// maxStoredAudio bounds what a worker reads of a stored object (uploads are
+// at most 10 MiB; the margin only guards against a corrupt store).
+const maxStoredAudio = 16 << 20
+
+// readAudio reads a stored object into one buffer of its size when the store
+// says it (a file does): io.ReadAll's doubling would allocate about twice the
+// object, garbage the two speech workers make at the same time.
+func readAudio(rc io.Reader) ([]byte, error) {
+	if st, ok := rc.(interface{ Stat() (os.FileInfo, error) }); ok {
+		if fi, err := st.Stat(); err == nil && fi.Size() > 0 && fi.Size() <= maxStoredAudio {
+			buf := make([]byte, fi.Size())
+			if _, err := io.ReadFull(rc, buf); err != nil {
+				return nil, err
+			}
+			return buf, nil
+		}
+	}
+	return io.ReadAll(io.LimitReader(rc, maxStoredAudio))
+}
+
+// finish moves the job to its terminal state (compare-and-set, so a deleted job
+// is never resurrected) and queues what follows it.
+func (w *Worker) finish(ctx context.Context, m callscribe.Message, job *callscribe.Job, result json.RawMessage, jobErr *callscribe.JobError) error {
+	var done *callscribe.Job
+	var err error
+	if jobErr != nil {
+		done, err = w.Jobs.Fail(ctx, job, jobErr)
+	} else {
+		done, err = w.Jobs.Succeed(ctx, job, result)
+	}
+	if callscribe.IsCode(err, callscribe.CodeConflict) || callscribe.IsCode(err, callscribe.CodeJobNotFound) {
+		w.logger(m).Info("job was deleted or finished by another worker; result discarded")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return w.afterTerminal(ctx, m, done)
+}
+
+// afterTerminal queues the tagDelivered callback of a finished tags job. It may
+// run twice for one job (redelivery); receivers de-duplicate on request_id, as
+// the spec's delivery rules say.
+func (w *Worker) afterTerminal(ctx context.Context, m callscribe.Message, job *callscribe.Job) error {
+	if job.Type != callscribe.TypeTags || job.Callback == nil {
+		return nil
+	}
+	return w.Queue.Enqueue(ctx, callscribe.Message{
+		Kind: callscribe.KindDeliverCallback, JobID: job.ID, Attempt: 1,
+		CallbackMsgID: callbackMsgID(job.ID), RequestID: m.RequestID,
+	})
+}
+
+// callbackMsgID is the msg_id of a tags job's tagDelivered message: derived
+// from the job id (UUIDv5), so a redelivered derive message that queues the
+// callback again sends the same message, not a second one with a new id.
+func callbackMsgID(jobID string) string {
+	return uuid.NewSHA1(uuid.NameSpaceURL, []byte("callscribe:tagDelivered:"+jobID)).String()
+}
+
+func (w *Worker) deliverCallback(ctx context.Context, m callscribe.Message) error {
+	log := w.logger(m).With("attempt", m.Attempt, "msgId", m.CallbackMsgID)
+	job, err := w.Jobs.Job(ctx, m.JobID)
+	if callscribe.IsCode(err, callscribe.CodeJobNotFound) {
+		log.Warn("tagDelivered abandoned: the tags job was deleted")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if job.Callback == nil {
+		return nil
+	}
+	payload, err := callback.BuildPayload(job, m.CallbackMsgID)
+	if err != nil {
+		log.Error("tagDelivered abandoned: payload could not be built", "err", err)
+		return nil
+	}
+	timeout := w.CallbackTimeout
+	if timeout <= 0 {
+		timeout = callback.AttemptTimeout
+	}
+	attemptCtx, cancel := context.WithTimeout(ctx, timeout)
+	err = w.Notifier.Deliver(attemptCtx, callscribe.CallbackDelivery{URL: job.Callback.URL, APIKey: job.Callback.APIKey, Payload: payload})
+	cancel()
+	if err == nil {
+		log.Info("tagDelivered delivered", "status", payload.Status)
+		return nil
+	}
+	if m.Attempt >= callback.MaxAttempts {
+		log.Error("tagDelivered abandoned after the last attempt", "attempts", m.Attempt, "lastError", err.Error())
+		return nil
+	}
+	// A refused address (loopback, private, ... once resolved) stays refused:
+	// retrying would only repeat the refusal.
+	if errors.Is(err, callback.ErrAddressRefused) {
+		log.Error("tagDelivered abandoned: the callback address is not allowed", "attempts", m.Attempt, "lastError", err.Error())
+		return nil
+	}
+	next := m
+	next.Attempt++
+	next.Delay = callback.Backoff(m.Attempt, w.CallbackBackoffBase) // <= 0 means the default base
+	log.Warn("tagDelivered attempt failed; retrying", "err", err.Error(), "nextAttempt", next.Attempt, "delay_ms", next.Delay.Milliseconds())
+	return w.Queue.Enqueue(ctx, next)
+}

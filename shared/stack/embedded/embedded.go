@@ -1,0 +1,240 @@
+// Package embedded wires the whole service into one process on the embedded
+// stack (`make run`): SQLite for jobs, accounts and the durable queue, files
+// for audio, in-process workers, and the engines of the embedded table
+// (EngineTable: the embedded PocketSphinx engine, the built-in insights, the
+// OpenAI-compatible engines). Nothing on AWS imports it.
+package embedded
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/callscribe/callscribe/shared/adapters/diskaudio"
+	"github.com/callscribe/callscribe/shared/adapters/sqlite"
+	"github.com/callscribe/callscribe/shared/engines"
+	"github.com/callscribe/callscribe/shared/service/callback"
+	"github.com/callscribe/callscribe/shared/service/identity"
+	"github.com/callscribe/callscribe/shared/service/jobs"
+	"github.com/callscribe/callscribe/shared/service/pipeline"
+	"github.com/callscribe/callscribe/shared/stack/config"
+	"github.com/callscribe/callscribe/shared/transport/dashboard"
+	"github.com/callscribe/callscribe/shared/transport/httpapi"
+)
+
+// Local is the whole service in one process on the embedded stack: SQLite for
+// jobs, accounts and the durable queue, files for audio, in-process workers.
+type Local struct {
+	Config config.Config
+	Logger *slog.Logger
+	DB     *sqlite.DB
+	Audio  *diskaudio.Store
+	// Uploads receives the two-step path's presigned uploads and Links serves
+	// the audio player's presigned reads (S3's roles on AWS).
+	Uploads *diskaudio.Uploads
+	Links   *diskaudio.Links
+	Engines *engines.Engines
+	Service *jobs.Service
+	Server  *httpapi.Server
+	Worker  *pipeline.Worker
+}
+
+// Open builds the local stack under cfg.DataDir with the providers of table
+// (EngineTable(), plus a test build's own).
+func Open(cfg config.Config, logger *slog.Logger, table engines.Table[config.Config]) (*Local, error) {
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("creating DATA_DIR: %w", err)
+	}
+	secret, err := sessionSecret(cfg)
+	if err != nil {
+		return nil, err
+	}
+	db, err := sqlite.Open(filepath.Join(cfg.DataDir, "callscribe.db"))
+	if err != nil {
+		return nil, err
+	}
+	audio, err := diskaudio.New(filepath.Join(cfg.DataDir, "audio"))
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	providers, err := engines.Build(table, cfg, engines.Selection{Transcriber: cfg.Transcriber, Summarizer: cfg.Summarizer, Tagger: cfg.Tagger})
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	sessions := httpapi.BearerSessions{Sessions: identity.NewSessions(secret, identity.SessionTTL, time.Now)}
+	uploads := diskaudio.NewUploads(audio, identity.DeriveKey(secret, "local-uploads"), time.Now)
+	links := diskaudio.NewLinks(audio, identity.DeriveKey(secret, "local-audio-links"), time.Now)
+	queue := db.Queue()
+	service := jobs.New(jobs.Deps{
+		Jobs: db.Jobs(), Accounts: db.Accounts(), Audio: audio, Queue: queue, Uploads: uploads, AudioLinks: links, Logger: logger,
+	}, jobs.Config{QuotaMinutes: cfg.QuotaMinutes, CallbackAllowHosts: cfg.CallbackAllowHosts})
+	server := httpapi.New(httpapi.Deps{Service: service, Sessions: sessions, Issuer: sessions, Logger: logger},
+		httpapi.Config{GatewayKey: cfg.GatewayKey, CursorKey: identity.DeriveKey(secret, "list-cursor"),
+			RateLimit: httpapi.RateLimit{RPS: cfg.RateLimitRPS, Burst: cfg.RateLimitBurst}})
+	worker := &pipeline.Worker{
+		Jobs: service, Audio: audio, Queue: queue,
+		Transcriber: providers.Transcriber, Summarizer: providers.Summarizer, Tagger: providers.Tagger,
+		Notifier:            callback.NewNotifier(callback.NotifierConfig{AllowHosts: cfg.CallbackAllowHosts, Timeout: cfg.CallbackTimeout}),
+		Logger:              logger,
+		CallbackBackoffBase: cfg.CallbackBackoffBase,
+		CallbackTimeout:     cfg.CallbackTimeout,
+	}
+	return &Local{Config: cfg, Logger: logger, DB: db, Audio: audio, Uploads: uploads, Links: links, Engines: providers, Service: service, Server: server, Worker: worker}, nil
+}
+
+// sessionSecret is SESSION_SECRET, or a random secret generated once and kept
+// in DATA_DIR so sessions and cursors survive restarts.
+func sessionSecret(cfg config.Config) ([]byte, error) {
+	if cfg.SessionSecret != "" {
+		return []byte(cfg.SessionSecret), nil
+	}
+	path := filepath.Join(cfg.DataDir, "session.secret")
+	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) >= 32 {
+		return []byte(strings.TrimSpace(string(b))), nil
+	}
+	buf := make([]byte, 32)
+	if _, err := rand.Read(buf); err != nil {
+		return nil, err
+	}
+	secret := hex.EncodeToString(buf)
+	if err := os.WriteFile(path, []byte(secret+"\n"), 0o600); err != nil {
+		return nil, fmt.Errorf("writing %s: %w", path, err)
+	}
+	return []byte(secret), nil
+}
+
+// Close releases the database and engines.
+func (l *Local) Close() {
+	l.Engines.Close()
+	l.DB.Close()
+}
+
+// Run serves HTTP and runs the workers until ctx is cancelled, then shuts down
+// gracefully. ready, if not nil, receives the bound address.
+func (l *Local) Run(ctx context.Context, ready func(addr string)) error {
+	queue := l.DB.Queue()
+	if n, err := queue.RecoverInFlight(ctx); err != nil {
+		return fmt.Errorf("recovering in-flight messages: %w", err)
+	} else if n > 0 {
+		l.Logger.Info("recovered messages left in flight by the previous run", "count", n)
+	}
+	if err := l.requeueOrphans(ctx); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", l.Config.ListenAddr)
+	if err != nil {
+		return fmt.Errorf("listening on LISTEN_ADDR=%s: %w", l.Config.ListenAddr, err)
+	}
+	l.Uploads.SetBaseURL("http://" + ln.Addr().String())
+	l.Links.SetBaseURL("http://" + ln.Addr().String())
+	routes := http.NewServeMux()
+	routes.Handle(diskaudio.UploadPath, l.Uploads)
+	routes.Handle(diskaudio.AudioPath, l.Links)
+	// The web dashboard: its page at / and its assets; every other path is the API's.
+	page := dashboard.Handler(dashboard.Options{})
+	routes.Handle("GET /{$}", page)
+	routes.Handle("GET /assets/", page)
+	routes.Handle("/", l.Server)
+	srv := httpapi.NewHTTPServer(routes)
+
+	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		if err := queue.Consume(workCtx, l.Config.Workers, l.Worker, sqlite.ConsumeOptions{Logger: l.Logger, HandBackAfter: l.shutdownGrace()}); err != nil && !errors.Is(err, context.Canceled) {
+			l.Logger.Error("queue consumer stopped", "err", err)
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		l.purgeLoop(workCtx)
+	}()
+
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+	select {
+	case <-ctx.Done():
+	case err := <-serveErr:
+		stopWork()
+		wg.Wait()
+		return err
+	}
+	// Stop taking work and connections at once; requests and jobs in flight
+	// get ShutdownGrace to finish, then jobs are handed back to the queue for
+	// the next start (sqlite.ConsumeOptions.HandBackAfter).
+	l.Logger.Info("shutting down", "grace", l.shutdownGrace().String())
+	stopWork()
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), l.shutdownGrace())
+	defer cancel()
+	err = srv.Shutdown(shutdownCtx)
+	wg.Wait()
+	return err
+}
+
+// shutdownGrace is SHUTDOWN_GRACE, or its default for a Config built by hand.
+func (l *Local) shutdownGrace() time.Duration {
+	if l.Config.ShutdownGrace > 0 {
+		return l.Config.ShutdownGrace
+	}
+	return 20 * time.Second
+}
+
+// requeueOrphans gives every unfinished job without a queue message one: a
+// crash between storing a job and queueing it must not strand the job.
+func (l *Local) requeueOrphans(ctx context.Context) error {
+	pending, err := l.DB.Queue().PendingJobIDs(ctx)
+	if err != nil {
+		return fmt.Errorf("listing queued messages: %w", err)
+	}
+	requeued, err := l.Service.RequeueUnfinished(ctx, func(id string) bool { return pending[id] })
+	if err != nil {
+		return err
+	}
+	if requeued > 0 {
+		l.Logger.Info("requeued unfinished jobs that had no queue message", "count", requeued)
+	}
+	return nil
+}
+
+// purgeLoop removes the records of jobs deleted more than RETENTION_DAYS ago.
+func (l *Local) purgeLoop(ctx context.Context) {
+	tick := time.NewTicker(time.Hour)
+	defer tick.Stop()
+	for {
+		before := time.Now().Add(-time.Duration(l.Config.RetentionDays) * 24 * time.Hour)
+		if n, err := l.DB.Jobs().PurgeDeletedJobs(ctx, before); err != nil {
+			if ctx.Err() == nil {
+				l.Logger.Error("purging deleted jobs failed", "err", err)
+			}
+		} else if n > 0 {
+			l.Logger.Info("purged deleted jobs past retention", "count", n)
+		}
+		// Like the bucket's lifecycle rule: staged uploads left for a day were abandoned.
+		if n, err := l.Audio.RemoveStaleUploads(jobs.UploadsPrefix, time.Now().Add(-24*time.Hour)); err != nil {
+			l.Logger.Error("removing abandoned staged uploads failed", "err", err)
+		} else if n > 0 {
+			l.Logger.Info("removed abandoned staged uploads", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
