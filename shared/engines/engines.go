@@ -1,15 +1,28 @@
-// Package engines builds the speech and insight providers a process runs from
+// Package engines builds the speech and insight engines a process runs from
 // its configuration (TRANSCRIBER, SUMMARIZER, TAGGER), out of a table of
 // factories that each deployment writes out explicitly: no package-level
 // registry, no init(). The table is what decides what a binary links: the
-// local process's table names the embedded engine; on AWS the transcription
-// worker's names only speech providers and the derived-job worker's only
-// insight providers, so neither links the other's SDKs and the API functions
-// link none.
+// embedded stack's table names the embedded engine; on AWS the transcription
+// worker's names only speech engines and the derived-job worker's only
+// insight engines, so neither links the other's SDKs and the API functions
+// link none. The tables themselves are in shared/stack.
 //
-// Env is what a factory builds from: the configuration for the local stack,
-// the AWS wiring (configuration plus the SDK configuration and clients built
-// once per process) on AWS.
+// Env is what a factory builds from: the configuration for the embedded
+// stack, the AWS wiring (configuration plus the SDK configuration and clients
+// built once per process) on AWS.
+//
+// The engines, one package each below this one:
+//
+//	sphinx         Transcriber  embedded PocketSphinx (cgo), offline
+//	awstranscribe  Transcriber  Amazon Transcribe batch jobs, output read from S3
+//	openai         Transcriber, Summarizer, Tagger: OpenAI-compatible servers
+//	bedrock        Summarizer, Tagger: Amazon Bedrock Converse
+//	insights       Summarizer, Tagger built in: lexicon plus a trained linear
+//	               model (model.json), offline; it sends no prompt anywhere
+//	llminsights    what the LLM-backed summarizer and tagger (openai, bedrock)
+//	               say and read back: the system prompts, the tagging prompt
+//	               built from the taxonomy, the fenced transcript, the answer
+//	               schemas and parsing
 package engines
 
 import (

@@ -8,9 +8,25 @@ import (
 	"github.com/callscribe/callscribe/shared/callscribe"
 )
 
-// Two-step uploads, for files larger than a Lambda request carries: the client
-// gets a presigned POST, uploads the file straight to storage, then creates the
-// transcription with the upload id in place of the file.
+// Two-step uploads, for files larger than a Lambda request carries (API
+// Gateway and Lambda stop at 6 MB; the spec allows 10 MB). The whole flow:
+//
+//  1. POST /v1/uploads (transport/httpapi/upload.go) calls CreateUpload: the
+//     service picks an upload id and asks the UploadSigner port for a signed
+//     form scoped to uploads/<account>/<id> and MaxAudioBytes.
+//     On AWS the signer is adapters/s3 (an S3 presigned POST, the size limit in
+//     the policy); on the embedded stack it is adapters/diskaudio/uploads.go,
+//     which signs the same fields and receives the POST at /local-uploads.
+//  2. The client POSTs the returned fields and then the file to the returned
+//     URL: straight to storage, never through the API.
+//  3. POST /v1/transcriptions with upload_id=<id> instead of file
+//     (SubmitTranscription in transcriptions.go) calls takeUpload: the staged
+//     object is read under the caller's own prefix (so only the account that
+//     asked can use it), spooled and checked like a direct upload, stored
+//     again under the job's key, and the staged object is removed.
+//  4. Anything staged but never used expires: the bucket's lifecycle rule on
+//     AWS (template.yaml) and the embedded stack's purge remove UploadsPrefix
+//     objects after a day.
 const UploadExpiry = 15 * time.Minute
 
 // UploadsPrefix is the staging area of two-step uploads in the AudioStore;
@@ -68,35 +84,4 @@ func (s *Service) takeUpload(ctx context.Context, accountID, uploadID string) (*
 		s.logger(ctx).WarnContext(ctx, "removing staged upload failed", "uploadId", uploadID, "err", err)
 	}
 	return spooled, err
-}
-
-// AudioLinkExpiry is how long a player's audio link stays valid: long enough
-// to listen through a long call, short enough that a leaked link soon dies.
-const AudioLinkExpiry = 15 * time.Minute
-
-// AudioLink is a short-lived URL that streams a job's audio.
-type AudioLink struct {
-	URL       string
-	ExpiresAt time.Time
-}
-
-// AudioLink returns a link to the audio of a transcription the account owns.
-// A deleted job is JOB_NOT_FOUND (its audio was removed at once); a summary or
-// tags job has no audio of its own: NOT_FOUND.
-func (s *Service) AudioLink(ctx context.Context, accountID, jobID string) (*AudioLink, error) {
-	job, err := s.Get(ctx, accountID, jobID)
-	if err != nil {
-		return nil, err
-	}
-	if s.deps.AudioLinks == nil {
-		return nil, callscribe.Errorf(callscribe.CodeNotFound, "Audio playback is not available in this deployment.")
-	}
-	if job.AudioKey == "" {
-		return nil, callscribe.Errorf(callscribe.CodeNotFound, "Job %s is a %s job and has no audio of its own.", job.ID, job.Type.OrDefault())
-	}
-	url, err := s.deps.AudioLinks.AudioURL(ctx, job.AudioKey, AudioLinkExpiry)
-	if err != nil {
-		return nil, err
-	}
-	return &AudioLink{URL: url, ExpiresAt: s.now().Add(AudioLinkExpiry)}, nil
 }
