@@ -34,11 +34,34 @@ type parsed struct {
 	raw     map[string]any  // the template as generic JSON (long-form intrinsics)
 }
 
-var subVar = regexp.MustCompile(`\$\{([^}!]+)\}`)
+var (
+	subVar       = regexp.MustCompile(`\$\{([^}!]+)\}`)
+	retentionRef = regexp.MustCompile(`RetentionInDays: !Ref (\w+)`)
+)
 
 func parseTemplate(t *testing.T) *parsed {
 	t.Helper()
 	p := &parsed{refs: map[string]bool{}, getAtts: map[string]bool{}}
+	data, err := os.ReadFile(templatePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := intrinsics.ProcessYAML(data, &intrinsics.ProcessorOptions{NoProcess: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(js, &p.raw); err != nil {
+		t.Fatal(err)
+	}
+	// goformation types a log group's RetentionInDays as an integer, which a
+	// Ref marker cannot fill: the typed parse sees the parameter's default.
+	params, _ := p.raw["Parameters"].(map[string]any)
+	typed := retentionRef.ReplaceAllStringFunc(string(data), func(m string) string {
+		name := retentionRef.FindStringSubmatch(m)[1]
+		p.refs[name] = true
+		prm, _ := params[name].(map[string]any)
+		return "RetentionInDays: " + fmt.Sprint(prm["Default"])
+	})
 	opts := &intrinsics.ProcessorOptions{IntrinsicHandlerOverrides: map[string]intrinsics.IntrinsicHandler{
 		"Ref": func(_ string, in any, _ any) any {
 			s, _ := in.(string)
@@ -78,22 +101,11 @@ func parseTemplate(t *testing.T) *parsed {
 			return "sub:" + s
 		},
 	}}
-	tpl, err := goformation.OpenWithOptions(templatePath, opts)
+	tpl, err := goformation.ParseYAMLWithOptions([]byte(typed), opts)
 	if err != nil {
 		t.Fatalf("goformation cannot parse %s: %v", templatePath, err)
 	}
 	p.tpl = tpl
-	data, err := os.ReadFile(templatePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	js, err := intrinsics.ProcessYAML(data, &intrinsics.ProcessorOptions{NoProcess: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(js, &p.raw); err != nil {
-		t.Fatal(err)
-	}
 	return p
 }
 
