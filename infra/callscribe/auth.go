@@ -146,10 +146,13 @@ func (c *SignupCmd) Run(e *env) error {
 		_, err = fmt.Fprintf(e.stdout, "Account created; the service emailed a confirmation code to %s. Finish with:\n    callscribe signup --email %s --code CODE\n", email, email)
 		return err
 	}
+	if client.IsCode(err, client.CodeEmailTaken) {
+		return &hintError{err, fmt.Sprintf("Sign in instead: callscribe login --email %s", email)}
+	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "Created the account %s.\n", email)
+	e.status("Created the account %s.\n", email)
 	return signIn(e, email, password)
 }
 
@@ -195,28 +198,30 @@ func (c *KeysCreateCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "Created API key %s. Its secret follows; it is not shown again.\n", key.ID)
+	e.status("Created API key %s. Its secret follows; it is not shown again.\n", key.ID)
 	if _, err := fmt.Fprintln(e.stdout, key.Secret); err != nil {
 		return err
 	}
 	if c.Save {
 		s, _ := e.settings()
 		file := s.File
-		if file.BaseURL == "" {
-			file.BaseURL = s.BaseURL
+		if strings.TrimRight(file.BaseURL, "/") != s.BaseURL {
+			// The file holds another service's credentials (the session came
+			// from the environment): the key must not be paired with them.
+			file = fileConfig{}
 		}
+		file.BaseURL = s.BaseURL
 		file.APIKey = key.Secret
 		if err := saveConfig(s.ConfigPath, file); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stderr, "Saved as the default API key in %s.\n", s.ConfigPath)
+		fmt.Fprintf(e.stderr, "Saved as the default API key for %s in %s.\n", s.BaseURL, s.ConfigPath)
 	}
 	return nil
 }
 
 // KeysListCmd lists API keys.
 type KeysListCmd struct {
-	JSON bool `name:"json" help:"One JSON object per line instead of a table."`
 }
 
 func (KeysListCmd) Help() string {
@@ -232,7 +237,7 @@ func (c *KeysListCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	if c.JSON {
+	if e.globals.JSON {
 		for _, k := range keys {
 			if err := writeJSONLine(e.stdout, k); err != nil {
 				return err
@@ -279,7 +284,6 @@ func (c *KeysRevokeCmd) Run(e *env) error {
 
 // UsageCmd shows the quota.
 type UsageCmd struct {
-	JSON bool `name:"json" help:"The usage record as JSON."`
 }
 
 func (UsageCmd) Help() string {
@@ -295,7 +299,7 @@ func (c *UsageCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	if c.JSON {
+	if e.globals.JSON {
 		return writeJSONLine(e.stdout, map[string]float64{"limit_minutes": u.LimitMinutes, "used_minutes": u.UsedMinutes, "remaining_minutes": u.RemainingMinutes})
 	}
 	_, err = fmt.Fprintf(e.stdout, "Limit:      %s\nUsed:       %s\nRemaining:  %s\n",

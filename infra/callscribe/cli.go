@@ -1,11 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,11 +17,16 @@ import (
 	"github.com/callscribe/callscribe/shared/client"
 )
 
-// Exit statuses.
+// Exit statuses (doc.go lists them for users).
 const (
 	exitOK    = 0
-	exitError = 1 // API and runtime errors
-	exitUsage = 2 // bad arguments, missing credentials
+	exitError = 1 // API and runtime errors, a failed job
+	exitUsage = 2 // bad flags or arguments
+	// exitAuth: no credentials, or the service refused them (401).
+	exitAuth = 3
+	// exitStillRunning: the wait ended (--timeout, --max-attempts) before the
+	// job did; the job keeps running on the service.
+	exitStillRunning = 4
 	// exitInterrupted is 128+SIGINT, what a shell reports for a command
 	// stopped by Ctrl-C.
 	exitInterrupted = 130
@@ -40,6 +47,7 @@ type CLI struct {
 	Taxonomy   TaxonomyCmd   `cmd:"" help:"Show the fixed tag taxonomy."`
 	Wait       WaitCmd       `cmd:"" help:"Wait for a job to finish and print its result."`
 	Version    VersionCmd    `cmd:"" help:"Print the CLI and client library versions."`
+	Completion CompletionCmd `cmd:"" help:"Print a shell completion script (bash, zsh or fish)."`
 }
 
 const description = `Transcribe, summarize and tag calls with the callscribe API.
@@ -51,9 +59,13 @@ Quick start:
 
     callscribe signup --email you@example.com     # or 'login' with an existing account
     callscribe keys create --save
-    callscribe transcribe --wait call.wav
+    callscribe transcribe --wait call.wav          # prints the transcript
     callscribe jobs list
-    callscribe jobs get JOB_ID`
+    callscribe jobs get JOB_ID
+
+Exit status: 0 success; 1 API or runtime error, or a failed job; 2 usage error;
+3 authentication (no API key or session, or the service answered 401); 4 gave up
+waiting (--timeout, --max-attempts) while the job still runs; 130 interrupted.`
 
 // usageError is a mistake in how the CLI was called: exit status 2.
 type usageError struct{ msg string }
@@ -62,9 +74,36 @@ func (e *usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
 
+// authError is missing or unusable credentials found before any request:
+// exit status 3, like the service's 401.
+type authError struct{ msg string }
+
+func (e *authError) Error() string { return e.msg }
+
+func authf(format string, args ...any) error { return &authError{fmt.Sprintf(format, args...)} }
+
+// hintError adds advice to an API error's message (what to run instead).
+type hintError struct {
+	err  error
+	hint string
+}
+
+func (e *hintError) Error() string { return e.err.Error() + " " + e.hint }
+func (e *hintError) Unwrap() error { return e.err }
+
+// stillRunningError is a wait that ended before the job did.
+type stillRunningError struct {
+	id, status string
+	why        string // "after 10m0s (--timeout)"
+}
+
+func (e *stillRunningError) Error() string {
+	return fmt.Sprintf("job %s is still %s %s; it keeps running: 'callscribe wait %s' picks it up", e.id, e.status, e.why, e.id)
+}
+
 // reportedError is an error already reported on stderr (one line per file of
 // a transcribe run): only the exit status is left to set.
-type reportedError struct{ n int }
+type reportedError struct{ n, code int }
 
 func (e *reportedError) Error() string { return fmt.Sprintf("%d errors", e.n) }
 
@@ -87,6 +126,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var cli CLI
 	parser, err := kong.New(&cli,
 		kong.Name("callscribe"),
+		kong.Vars{"version": versionText()},
 		kong.Description(description),
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(c int) { panic(kongExit(c)) }),
@@ -114,7 +154,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 				help = sel.FullPath() + " --help"
 			}
 		}
-		fmt.Fprintf(stderr, "callscribe: %s (see '%s')\n", oneLine(err.Error()), help)
+		msg := oneLine(err.Error()) + " (see '" + help + "')"
+		// The flags parsed before the mistake are set; --json may come later.
+		if cli.JSON || slices.Contains(args, "--json") {
+			writeErrorJSON(stderr, codeUsage, msg, "", nil)
+		} else {
+			fmt.Fprintf(stderr, "callscribe: %s\n", msg)
+		}
 		return exitUsage
 	}
 	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv, globals: &cli.Globals}
@@ -123,26 +169,53 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			// Interrupted (Ctrl-C, SIGTERM): the shell's convention, 128+SIGINT,
 			// and no error line for what the user asked for. Jobs already
 			// created keep running on the service.
-			fmt.Fprintln(stderr, "callscribe: interrupted")
+			if cli.JSON {
+				writeErrorJSON(stderr, codeInterrupted, "interrupted", "", nil)
+			} else {
+				fmt.Fprintln(stderr, "callscribe: interrupted")
+			}
 			return exitInterrupted
 		}
-		return report(stderr, err)
+		return report(stderr, err, cli.JSON)
 	}
 	return exitOK
 }
 
-// report writes err as one line on stderr and returns the exit status.
-func report(stderr io.Writer, err error) int {
+// report writes err on stderr, as one line or with asJSON as the API's error
+// shape, and returns the exit status.
+func report(stderr io.Writer, err error, asJSON bool) int {
 	var reported *reportedError
 	if errors.As(err, &reported) {
-		return exitError
+		return cmp.Or(reported.code, exitError)
 	}
-	var usage *usageError
-	if errors.As(err, &usage) {
-		fmt.Fprintf(stderr, "callscribe: %s\n", oneLine(usage.msg))
+	if asJSON {
+		writeError(stderr, err, nil)
+	} else {
+		var usage *usageError
+		if errors.As(err, &usage) {
+			fmt.Fprintf(stderr, "callscribe: %s\n", oneLine(usage.msg))
+		} else {
+			fmt.Fprintf(stderr, "callscribe: %s\n", errorText(err))
+		}
+	}
+	return exitCode(err)
+}
+
+// exitCode is the exit status of an error of a command.
+func exitCode(err error) int {
+	var (
+		usage   *usageError
+		auth    *authError
+		running *stillRunningError
+	)
+	switch {
+	case errors.As(err, &usage):
 		return exitUsage
+	case errors.As(err, &auth), client.IsUnauthorized(err):
+		return exitAuth
+	case errors.As(err, &running), errors.Is(err, client.ErrWaitExhausted):
+		return exitStillRunning
 	}
-	fmt.Fprintf(stderr, "callscribe: %s\n", errorText(err))
 	return exitError
 }
 
@@ -157,12 +230,17 @@ func errorText(err error) string {
 		}
 		return text
 	}
+	hint := ""
+	var hinted *hintError
+	if errors.As(err, &hinted) {
+		hint = " " + hinted.hint
+	}
 	if apiErr, ok := client.AsError(err); ok {
 		code := apiErr.Code
 		if code == "" {
 			code = fmt.Sprintf("HTTP_%d", apiErr.Status)
 		}
-		text := code + ": " + oneLine(apiErr.Message)
+		text := code + ": " + oneLine(apiErr.Message) + hint
 		if apiErr.RequestID != "" {
 			text += " (requestId " + apiErr.RequestID + ")"
 		}
@@ -171,6 +249,7 @@ func errorText(err error) string {
 	if errors.Is(err, context.Canceled) {
 		return "interrupted"
 	}
+
 	return oneLine(strings.TrimPrefix(err.Error(), "callscribe: "))
 }
 
@@ -217,7 +296,7 @@ func (e *env) apiClient() (*client.Client, error) {
 		return nil, err
 	}
 	if s.APIKey == "" {
-		return nil, usagef("no API key: pass --api-key, set %s, or run 'callscribe keys create --save' after 'callscribe login'", envAPIKey)
+		return nil, authf("no API key for %s: pass --api-key, set %s, or run 'callscribe keys create --save' after 'callscribe login'", s.BaseURL, envAPIKey)
 	}
 	c, _, err := e.newClient(client.WithAPIKey(s.APIKey))
 	return c, err
@@ -230,10 +309,10 @@ func (e *env) sessionClient() (*client.Client, error) {
 		return nil, err
 	}
 	if s.SessionToken == "" {
-		return nil, usagef("not signed in to %s: run 'callscribe login' first", s.BaseURL)
+		return nil, authf("not signed in to %s: run 'callscribe login' first", s.BaseURL)
 	}
 	if e.getenv(envSession) == "" && !s.File.SessionExpiresAt.IsZero() && time.Now().After(s.File.SessionExpiresAt) {
-		return nil, usagef("the session saved by 'callscribe login' expired at %s: run 'callscribe login' again", formatWhen(s.File.SessionExpiresAt))
+		return nil, authf("the session saved by 'callscribe login' for %s expired at %s: run 'callscribe login' again", s.BaseURL, formatWhen(s.File.SessionExpiresAt))
 	}
 	c, _, err := e.newClient(client.WithSessionToken(s.SessionToken))
 	return c, err
@@ -245,12 +324,20 @@ func isTTY(w any) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// fancy reports whether stdout gets progress bars and status lines.
+// fancy reports whether stderr gets progress bars and status lines drawn in
+// place (a terminal, not --quiet).
 func (e *env) fancy() bool {
-	if e.getenv("CALLSCRIBE_NO_PROGRESS") != "" || e.getenv("TERM") == "dumb" {
+	if e.globals.Quiet || e.getenv("CALLSCRIBE_NO_PROGRESS") != "" || e.getenv("TERM") == "dumb" {
 		return false
 	}
-	return isTTY(e.stdout)
+	return isTTY(e.stderr)
+}
+
+// status writes a progress or status line on stderr, unless --quiet.
+func (e *env) status(format string, args ...any) {
+	if !e.globals.Quiet {
+		fmt.Fprintf(e.stderr, format, args...)
+	}
 }
 
 // cliVersion is the module version the binary was built from (go install
@@ -270,6 +357,11 @@ func (VersionCmd) Help() string {
 }
 
 func (VersionCmd) Run(e *env) error {
-	_, err := fmt.Fprintf(e.stdout, "callscribe %s (client library %s)\n", cliVersion(), client.Version)
+	_, err := fmt.Fprintln(e.stdout, versionText())
 	return err
+}
+
+// versionText is what version and --version print.
+func versionText() string {
+	return fmt.Sprintf("callscribe %s (client library %s)", cliVersion(), client.Version)
 }

@@ -115,12 +115,18 @@ func (c *TagCmd) Run(e *env) error {
 
 func finishDerived(e *env, cl *client.Client, created *client.CreatedJob, wait bool, poll PollFlags) error {
 	if !wait {
+		if e.globals.JSON {
+			return writeJSONLine(e.stdout, created)
+		}
 		_, err := fmt.Fprintf(e.stdout, "%s\t%s\n", created.ID, created.Status)
 		return err
 	}
 	job, err := waitJob(e, cl, created.ID, poll)
 	if err != nil {
 		return err
+	}
+	if e.globals.JSON {
+		return writeJSONLine(e.stdout, job)
 	}
 	return writeJobText(e.stdout, job)
 }

@@ -38,8 +38,8 @@ func TestEndToEnd(t *testing.T) {
 	}
 
 	// Before login: keys needs a session (usage error, exit 2).
-	if r := cli.run("", "keys", "list"); r.code != exitUsage || !strings.Contains(r.stderr, "login") {
-		t.Errorf("keys list before login: exit %d, stderr %q; want 2 and a hint to log in", r.code, r.stderr)
+	if r := cli.run("", "keys", "list"); r.code != exitAuth || !strings.Contains(r.stderr, "login") {
+		t.Errorf("keys list before login: exit %d, stderr %q; want 3 and a hint to log in", r.code, r.stderr)
 	}
 
 	// login: the email by flag, the password on stdin (not a terminal).
@@ -62,8 +62,8 @@ func TestEndToEnd(t *testing.T) {
 		t.Errorf("saved config %+v", saved)
 	}
 
-	// A wrong password: the service's 401, one line, exit 1.
-	if r := cli.with(envConfig, filepath.Join(dir, "other.json")).run("wrong-password\n", "login", "--email", email); r.code != exitError || !errorLine.MatchString(r.stderr) {
+	// A wrong password: the service's 401, one line, exit 3.
+	if r := cli.with(envConfig, filepath.Join(dir, "other.json")).run("wrong-password\n", "login", "--email", email); r.code != exitAuth || !errorLine.MatchString(r.stderr) {
 		t.Errorf("login with a wrong password: exit %d, stderr %q", r.code, r.stderr)
 	}
 
@@ -92,14 +92,18 @@ func TestEndToEnd(t *testing.T) {
 		t.Errorf("usage:\n%s", r.stdout)
 	}
 
-	// transcribe --wait of two files at once: one line per file when created,
-	// one when finished (plain output: stdout is not a terminal).
+	// transcribe --wait of two files at once: on stderr one line per file
+	// when created, one when finished (plain output: not a terminal); on
+	// stdout each transcript after a line naming its file.
 	wav := repoFile(t, "testdata/audio/tone-16k-stereo-s24-0.25s.wav")
 	mp3 := repoFile(t, "testdata/audio/tone-44k1-stereo-mpeg1-128k-1.0s.mp3")
 	r = cli.ok("", "transcribe", "--wait", "--poll-interval", "50ms", "--language", "en", "--metadata", `{"ticket":"T-1"}`, wav, mp3)
-	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if want := regexp.MustCompile(`^==> \S+tone-16k\S+ <==\n(\[00:0\d\.\d\] (Agent|User): .+\n)+\n==> \S+tone-44k1\S+ <==\n(\[00:0\d\.\d\] (Agent|User): .+\n)+$`); !want.MatchString(r.stdout) {
+		t.Errorf("transcribe --wait of two files: stdout is not two transcripts in the files' order:\n%s", r.stdout)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
 	if len(lines) != 4 {
-		t.Fatalf("transcribe --wait printed %d lines, want 4:\n%s", len(lines), r.stdout)
+		t.Fatalf("transcribe --wait printed %d status lines, want 4:\n%s", len(lines), r.stderr)
 	}
 	ids := map[string]string{} // file -> job id
 	final := map[string]string{}
@@ -167,7 +171,7 @@ func TestEndToEnd(t *testing.T) {
 	// --keyterm, repeated: each flag is one term (commas stay in it); the job
 	// stores them and its result reports them (the test engine's report).
 	r = cli.ok("", "transcribe", "--wait", "--poll-interval", "50ms", "--keyterm", "refund", "--keyterm", "Northwind Energy, Inc", wav)
-	ktJob := strings.Split(strings.Split(strings.TrimSpace(r.stdout), "\n")[0], "\t")[1]
+	ktJob := strings.Split(strings.Split(strings.TrimSpace(r.stderr), "\n")[0], "\t")[1]
 	r = cli.ok("", "jobs", "get", ktJob, "--format", "json")
 	var kt client.Job
 	if err := json.Unmarshal([]byte(r.stdout), &kt); err != nil {
@@ -235,12 +239,14 @@ func TestEndToEnd(t *testing.T) {
 	}
 
 	// A job that fails (this engine transcribes English only): --wait prints
-	// its final line, one error line on stderr, exit 1; jobs get shows the error.
+	// its status lines and then one error line on stderr, no transcript,
+	// exit 1; jobs get shows the error.
 	r = cli.run("", "transcribe", "--wait", "--poll-interval", "50ms", "--language", "fr", wav)
-	if r.code != exitError || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "failed") || !strings.Contains(r.stdout, "\tfailed: ") {
+	errLines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	if r.code != exitError || r.stdout != "" || len(errLines) != 3 || !strings.Contains(errLines[1], "\tfailed: ") || !strings.HasPrefix(errLines[2], "callscribe: "+wav+": job ") {
 		t.Errorf("transcribe --wait of a failing job: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
-	failedJob := strings.Split(strings.Split(r.stdout, "\n")[0], "\t")[1]
+	failedJob := strings.Split(errLines[0], "\t")[1]
 	r = cli.run("", "wait", failedJob)
 	if r.code != exitError || strings.Count(r.stderr, "\n") != 1 || !strings.HasPrefix(r.stderr, "callscribe: job "+failedJob+" failed: ") {
 		t.Errorf("wait on a failed job: exit %d, stderr %q", r.code, r.stderr)
@@ -286,7 +292,7 @@ func TestEndToEnd(t *testing.T) {
 			t.Errorf("callscribe %s: exit %d, stderr %q; want 2 and one line", strings.Join(args, " "), r.code, r.stderr)
 		}
 	}
-	if r := noKey.run("", "jobs", "list"); r.code != exitUsage || !strings.Contains(r.stderr, "no API key") {
+	if r := noKey.run("", "jobs", "list"); r.code != exitAuth || !strings.Contains(r.stderr, "no API key") {
 		t.Errorf("jobs list without an API key: exit %d, stderr %q", r.code, r.stderr)
 	}
 	// An expired saved session is a usage error too, before any request.
@@ -294,7 +300,7 @@ func TestEndToEnd(t *testing.T) {
 	if err := saveConfig(expired, fileConfig{BaseURL: base, SessionToken: "x", SessionExpiresAt: time.Now().Add(-time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
-	if r := cli.with(envConfig, expired).run("", "usage"); r.code != exitUsage || !strings.Contains(r.stderr, "expired") {
+	if r := cli.with(envConfig, expired).run("", "usage"); r.code != exitAuth || !strings.Contains(r.stderr, "expired") {
 		t.Errorf("usage with an expired session: exit %d, stderr %q", r.code, r.stderr)
 	}
 
@@ -304,27 +310,27 @@ func TestEndToEnd(t *testing.T) {
 		t.Errorf("transcribe --help has no examples:\n%s", r.stdout)
 	}
 
-	// keys revoke: the key stops working (401: exit 1, one line).
+	// keys revoke: the key stops working (401: exit 3, one line).
 	r = cli.ok("", "keys", "list", "--json")
 	if err := json.Unmarshal([]byte(strings.TrimSpace(r.stdout)), &listed); err != nil {
 		t.Fatal(err)
 	}
 	cli.ok("", "keys", "revoke", listed.ID)
 	r = cli.run("", "jobs", "list")
-	if r.code != exitError || !errorLine.MatchString(r.stderr) {
+	if r.code != exitAuth || !errorLine.MatchString(r.stderr) {
 		t.Errorf("jobs list with a revoked key: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
 
 // TestGatewayKey: behind a gateway that wants the apikey header, the key comes
 // from CALLSCRIBE_GATEWAY_KEY or --gateway-key; without it the gateway's 401
-// is one line and exit 1.
+// is one line and exit 3.
 func TestGatewayKey(t *testing.T) {
 	base := startStack(t, 0, "gw-secret")
 	key := newAPIKey(t, base, client.WithGatewayKey("gw-secret"))
 	cli := &cliRunner{t: t, env: map[string]string{envBaseURL: base, envAPIKey: key, envConfig: filepath.Join(t.TempDir(), "c.json")}}
 	r := cli.run("", "jobs", "list")
-	if r.code != exitError || !errorLine.MatchString(r.stderr) {
+	if r.code != exitAuth || !errorLine.MatchString(r.stderr) {
 		t.Errorf("without the gateway key: exit %d, stderr %q", r.code, r.stderr)
 	}
 	cli.with(envGatewayKey, "gw-secret").ok("", "jobs", "list")
@@ -347,8 +353,9 @@ func TestSignupSignsIn(t *testing.T) {
 	if r := cli.ok("", "keys", "create", "--save"); strings.TrimSpace(r.stdout) == "" {
 		t.Fatal("no key after signup")
 	}
-	// The same email again: the service's EMAIL_TAKEN, one line, exit 1.
-	if r := cli.run("a-long-password-123\n", "signup", "--email", email); r.code != exitError || !strings.Contains(r.stderr, "EMAIL_TAKEN") || !errorLine.MatchString(r.stderr) {
+	// The same email again: the service's EMAIL_TAKEN, one line suggesting
+	// login, exit 1.
+	if r := cli.run("a-long-password-123\n", "signup", "--email", email); r.code != exitError || !strings.Contains(r.stderr, "EMAIL_TAKEN") || !errorLine.MatchString(r.stderr) || !strings.Contains(r.stderr, "callscribe login --email "+email) {
 		t.Fatalf("second signup: exit %d stderr %q", r.code, r.stderr)
 	}
 }

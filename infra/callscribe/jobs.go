@@ -29,7 +29,6 @@ type JobsListCmd struct {
 	Limit        int       `help:"Jobs per page (the service's default is 10, its maximum 100)." placeholder:"N"`
 	Cursor       string    `help:"Start at this cursor (printed after a page that has more)." placeholder:"CURSOR"`
 	All          bool      `help:"Follow the cursor through every page."`
-	JSON         bool      `name:"json" help:"One JSON object per line instead of a table."`
 }
 
 func (JobsListCmd) Help() string {
@@ -71,7 +70,7 @@ func (c *JobsListCmd) Run(e *env) error {
 			if err != nil {
 				return err
 			}
-			if c.JSON {
+			if e.globals.JSON {
 				if err := writeJSONLine(e.stdout, j); err != nil {
 					return err
 				}
@@ -85,7 +84,7 @@ func (c *JobsListCmd) Run(e *env) error {
 			return err
 		}
 		jobs, next = page.Jobs, page.NextCursor
-		if c.JSON {
+		if e.globals.JSON {
 			for _, j := range jobs {
 				if err := writeJSONLine(e.stdout, j); err != nil {
 					return err
@@ -93,7 +92,7 @@ func (c *JobsListCmd) Run(e *env) error {
 			}
 		}
 	}
-	if !c.JSON {
+	if !e.globals.JSON {
 		if err := writeJobTable(e.stdout, jobs); err != nil {
 			return err
 		}
@@ -311,7 +310,6 @@ func (c *JobsDeleteCmd) Run(e *env) error {
 
 // TaxonomyCmd prints the tag taxonomy.
 type TaxonomyCmd struct {
-	JSON bool `name:"json" help:"The taxonomy as JSON."`
 }
 
 func (TaxonomyCmd) Help() string {
@@ -327,7 +325,7 @@ func (c *TaxonomyCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	if c.JSON {
+	if e.globals.JSON {
 		return writeJSONIndent(e.stdout, t.Categories)
 	}
 	var b strings.Builder

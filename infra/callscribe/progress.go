@@ -5,10 +5,10 @@ import (
 	"github.com/vbauerster/mpb/v8"
 )
 
-// newProgress is the progress container of a terminal run, on stdout.
+// newProgress is the progress container of a terminal run, on stderr.
 func newProgress(e *env, width int) *mpb.Progress {
 	return mpb.NewWithContext(e.ctx,
-		mpb.WithConsoleWriter(sizedConsole{cupwriter.New(e.stdout, false)}),
+		mpb.WithConsoleWriter(sizedConsole{cupwriter.New(e.stderr, false)}),
 		mpb.WithWidth(width),
 	)
 }

@@ -11,7 +11,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"text/tabwriter"
+	"time"
 
+	"github.com/alecthomas/kong"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
@@ -24,24 +26,85 @@ type TranscribeCmd struct {
 	Language    string   `help:"Language hint, BCP-47 (e.g. en, en-GB)."`
 	Metadata    string   `help:"A JSON object stored with each job." placeholder:"JSON"`
 	Keyterms    []string `name:"keyterm" sep:"none" help:"A word or phrase to favour (a product, company or person name, a domain term); repeat for more, up to 100, each at most 50 characters and 6 words." placeholder:"TERM"`
-	Wait        bool     `help:"Wait for each transcription to finish."`
+	Wait        bool     `short:"w" help:"Wait for each transcription to finish and print its transcript on stdout."`
+	Format      string   `short:"f" help:"Transcript format with --wait: text (or txt: one line per turn, [mm:ss.s] Agent: ...), json (the transcript as the API exports it), srt or vtt (subtitles). Case-insensitive." default:"text" placeholder:"FORMAT"`
+	Output      string   `short:"o" help:"With --wait, write the transcript to this file instead of stdout; with several input files, PATH is a directory and each transcript goes to PATH/NAME.FORMAT." type:"path" placeholder:"PATH"`
 	Concurrency int      `help:"Files uploaded at the same time." default:"4"`
 	PollFlags
 }
 
 func (TranscribeCmd) Help() string {
-	return `Uploads every file as its own transcription job, several at a time. On a terminal
-each file gets an upload progress bar and then a status line while --wait polls;
-otherwise one tab-separated line per file (file, job id, status) is printed when its
-job is created and, with --wait, another when it ends.
+	return `Uploads every file as its own transcription job, several at a time.
+
+Without --wait, prints one tab-separated line per file on stdout (file, job id,
+status) when its job is created (with --json, one JSON object per file).
+
+With --wait, waits until each job ends, however long the call (bounded only by
+--timeout and Ctrl-C), then prints each transcript on stdout in --format, after a
+"==> FILE <==" line when there are several files (with --json, each job as one
+JSON line). Status goes to stderr: on a terminal an upload bar per file that
+turns into a status line with the time so far and an estimate; otherwise one
+tab-separated line per file when its job is created, one every 30 s while it
+runs (with the time so far and the estimate), and one when it ends. --quiet
+silences the status. The estimate is the audio length times 0.3, what the
+embedded speech engine takes; other engines and a queue of other jobs change it.
 
 Examples:
 
-    callscribe transcribe call.wav
-    callscribe transcribe --wait --language en monday/*.mp3
+    callscribe transcribe --wait call.wav
+    callscribe transcribe --wait --format srt --output call.srt call.wav
+    callscribe transcribe --wait --format txt --output transcripts/ monday/*.mp3
+    callscribe transcribe --wait --json call.wav | jq .result.duration_seconds
+    callscribe transcribe --wait --timeout 30m --language en long-call.mp3
     callscribe transcribe --metadata '{"ticket":"T-1234"}' call.wav
     callscribe transcribe --keyterm "Northwind Energy" --keyterm "smart meter" call.wav
     callscribe transcribe call.wav | cut -f2     # just the job ids`
+}
+
+// transcriptFormats are --format's values; txt is text (the dashboard's name).
+var transcriptFormats = map[string]string{"text": "text", "txt": "text", "json": "json", "srt": "srt", "vtt": "vtt"}
+
+// extension is the file name extension of a transcript format.
+func extension(format string) string {
+	if format == "text" {
+		return "txt"
+	}
+	return format
+}
+
+// Validate checks the output flags before any upload (a usage error, exit 2).
+func (c *TranscribeCmd) Validate(kctx *kong.Context) error {
+	f, ok := transcriptFormats[strings.ToLower(strings.TrimSpace(c.Format))]
+	if !ok {
+		return fmt.Errorf("--format must be text (or txt), json, srt or vtt, not %q", c.Format)
+	}
+	c.Format = f
+	if !c.Wait && (c.Output != "" || c.Format != "text") {
+		return fmt.Errorf("--format and --output need --wait (without it there is no transcript yet)")
+	}
+	if c.Output != "" && len(c.Files) > 1 {
+		seen := map[string]string{}
+		for _, file := range c.Files {
+			name := outputName(file, c.Format)
+			if prev, dup := seen[name]; dup {
+				return fmt.Errorf("%s and %s would both be written to %s: give them different names or transcribe them separately", prev, file, filepath.Join(c.Output, name))
+			}
+			seen[name] = file
+		}
+	}
+	return nil
+}
+
+// outputName is the name of a file's transcript in an --output directory.
+func outputName(file, format string) string {
+	base := filepath.Base(file)
+	return strings.TrimSuffix(base, filepath.Ext(base)) + "." + extension(format)
+}
+
+// createdLine is a created job as --json prints it, with its file.
+type createdLine struct {
+	File string `json:"file"`
+	*client.CreatedJob
 }
 
 func (c *TranscribeCmd) Run(e *env) error {
@@ -56,6 +119,9 @@ func (c *TranscribeCmd) Run(e *env) error {
 	if c.Concurrency < 1 {
 		return usagef("--concurrency must be at least 1")
 	}
+	if e.globals.JSON && c.Format != "text" {
+		return usagef("--json prints the whole job; leave out --format %s, or --json", c.Format)
+	}
 	cl, err := e.apiClient()
 	if err != nil {
 		return err
@@ -64,7 +130,7 @@ func (c *TranscribeCmd) Run(e *env) error {
 
 	var (
 		mu       sync.Mutex // plain output lines and failures
-		failures []string
+		failures []failure
 		p        *mpb.Progress
 	)
 	fancy := e.fancy()
@@ -78,12 +144,18 @@ func (c *TranscribeCmd) Run(e *env) error {
 	fail := func(file string, err error) {
 		mu.Lock()
 		defer mu.Unlock()
-		failures = append(failures, file+": "+errorText(err))
+		failures = append(failures, failure{file, err})
 	}
+	// line writes a plain status line: on stdout when it is the result (the
+	// job id, without --wait), on stderr when the transcript is.
 	line := func(format string, args ...any) {
 		mu.Lock()
 		defer mu.Unlock()
-		fmt.Fprintf(e.stdout, format, args...)
+		if c.Wait {
+			e.status(format, args...)
+		} else {
+			fmt.Fprintf(e.stdout, format, args...)
+		}
 	}
 
 	sem := make(chan struct{}, c.Concurrency)
@@ -104,43 +176,162 @@ func (c *TranscribeCmd) Run(e *env) error {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			job, err := t.run(e, cl, opts, c, func(id, status string) {
-				if !fancy {
-					line("%s\t%s\t%s\n", file, id, status)
+			plain := !fancy
+			job, err := t.run(e, cl, opts, c, func(created *client.CreatedJob) {
+				switch {
+				case e.globals.JSON && !c.Wait:
+					mu.Lock()
+					writeJSONLine(e.stdout, createdLine{file, created})
+					mu.Unlock()
+				case plain:
+					line("%s\t%s\t%s\n", file, created.ID, created.Status)
+				}
+			}, func(j *client.Job, progress string) {
+				if plain {
+					line("%s\t%s\t%s\t%s\n", file, j.ID, j.Status, progress)
 				}
 			})
+			t.job = job
 			if err != nil {
 				fail(file, err)
-				if !fancy && job != nil {
-					line("%s\t%s\t%s\n", file, job.ID, statusText(job))
-				}
-				return
 			}
-			if !fancy && job != nil {
-				line("%s\t%s\t%s\n", file, job.ID, job.Status)
+			if plain && job != nil {
+				line("%s\t%s\t%s\n", file, job.ID, statusText(job))
 			}
 		}()
 	}
 	wg.Wait()
 	if p != nil {
 		p.Wait()
-		// The bars show short ids; the whole ids once everything is done.
-		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		for _, t := range tasks {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", t.path, t.jobID, t.final)
+		// The bars show short ids; the whole ids once everything is done: the
+		// result without --wait, status beside the transcripts with it.
+		w := e.stdout
+		if c.Wait {
+			w = e.stderr
 		}
-		tw.Flush()
+		if !(e.globals.JSON && !c.Wait) {
+			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+			for _, t := range tasks {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", t.path, t.jobID, t.final)
+			}
+			tw.Flush()
+		}
 	}
+	if c.Wait {
+		if err := c.writeTranscripts(e, cl, tasks); err != nil {
+			fail("", err)
+		}
+	}
+	code := 0
 	for _, f := range failures {
-		fmt.Fprintf(e.stderr, "callscribe: %s\n", f)
-	}
-	if len(failures) == 1 && len(c.Files) == 1 {
-		return &reportedError{1}
+		file := f.file
+		if e.globals.JSON {
+			writeError(e.stderr, f.err, &file)
+		} else if file != "" {
+			fmt.Fprintf(e.stderr, "callscribe: %s: %s\n", file, errorText(f.err))
+		} else {
+			fmt.Fprintf(e.stderr, "callscribe: %s\n", errorText(f.err))
+		}
+		code = worseExit(code, exitCode(f.err))
 	}
 	if len(failures) > 0 {
-		return &reportedError{len(failures)}
+		return &reportedError{n: len(failures), code: code}
 	}
 	return nil
+}
+
+// failure is one file's error in a transcribe run ("" for none in particular).
+type failure struct {
+	file string
+	err  error
+}
+
+// worseExit is the exit status of a run with errors of both statuses: an
+// authentication failure first (nothing will work until it is fixed), then a
+// plain error, then a job still running.
+func worseExit(a, b int) int {
+	rank := func(c int) int {
+		switch c {
+		case exitAuth:
+			return 4
+		case exitUsage:
+			return 3
+		case exitError:
+			return 2
+		case exitStillRunning:
+			return 1
+		}
+		return 0
+	}
+	if rank(b) > rank(a) {
+		return b
+	}
+	return a
+}
+
+// writeTranscripts writes the transcript of every succeeded job, in the order
+// of the files: to stdout, to --output, or into the --output directory.
+func (c *TranscribeCmd) writeTranscripts(e *env, cl *client.Client, tasks []*fileTask) error {
+	if e.globals.JSON {
+		for _, t := range tasks {
+			if t.job != nil {
+				if err := writeJSONLine(e.stdout, t.job); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	several := len(c.Files) > 1
+	if several && c.Output != "" {
+		if err := os.MkdirAll(c.Output, 0o755); err != nil {
+			return err
+		}
+	}
+	first := true
+	for _, t := range tasks {
+		if t.job == nil || t.job.Status != client.StatusSucceeded {
+			continue
+		}
+		body, err := c.render(e, cl, t.job)
+		if err != nil {
+			return fmt.Errorf("%s: %w", t.path, err)
+		}
+		switch {
+		case c.Output != "" && several:
+			err = os.WriteFile(filepath.Join(c.Output, outputName(t.path, c.Format)), body, 0o644)
+		case c.Output != "":
+			err = os.WriteFile(c.Output, body, 0o644)
+		case several:
+			sep := "\n"
+			if first {
+				sep = ""
+			}
+			_, err = fmt.Fprintf(e.stdout, "%s==> %s <==\n%s", sep, t.path, body)
+		default:
+			_, err = e.stdout.Write(body)
+		}
+		first = false
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// render is a succeeded transcription in --format: text from the job's
+// result, the other formats as the API's export route makes them.
+func (c *TranscribeCmd) render(e *env, cl *client.Client, job *client.Job) ([]byte, error) {
+	if c.Format != "text" {
+		return cl.Export(e.ctx, job.ID, client.ExportFormat(c.Format))
+	}
+	r, err := job.Transcription()
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	writeTranscript(&b, r)
+	return []byte(b.String()), nil
 }
 
 // fileTask is one file of a transcribe run.
@@ -151,6 +342,8 @@ type fileTask struct {
 	bar        *mpb.Bar
 	// jobID and final are the summary line printed after the bars.
 	jobID, final string
+	// job is the job as it ended (with --wait), nil otherwise.
+	job *client.Job
 }
 
 func (t *fileTask) setFinal(id, status string) { t.jobID, t.final = id, status }
@@ -190,9 +383,11 @@ func shortID(id string) string {
 	return id
 }
 
-// run uploads the file and, with --wait, waits for its job. created is called
-// once the job exists (plain output).
-func (t *fileTask) run(e *env, cl *client.Client, opts client.TranscriptionOptions, c *TranscribeCmd, created func(id, status string)) (*client.Job, error) {
+// run uploads the file and, with --wait, waits for its job. created is
+// called once the job exists, progress while it runs (plain output: every
+// --progress-every, with the time so far and the estimate).
+func (t *fileTask) run(e *env, cl *client.Client, opts client.TranscriptionOptions, c *TranscribeCmd,
+	created func(*client.CreatedJob), progress func(j *client.Job, text string)) (*client.Job, error) {
 	finish := func(status string) {
 		if t.bar != nil {
 			t.status.Store(status)
@@ -234,7 +429,7 @@ func (t *fileTask) run(e *env, cl *client.Client, opts client.TranscriptionOptio
 		t.setFinal("-", "error")
 		return nil, err
 	}
-	created(job.ID, job.Status)
+	created(job)
 	if t.bar != nil {
 		t.bar.SetCurrent(t.size)
 		t.status.Store("job " + shortID(job.ID) + " " + job.Status)
@@ -244,21 +439,38 @@ func (t *fileTask) run(e *env, cl *client.Client, opts client.TranscriptionOptio
 		t.setFinal(job.ID, job.Status)
 		return nil, nil
 	}
+	start := time.Now()
+	audio := -1.0 // not asked yet
 	var onPoll func(*client.Job)
 	if t.bar != nil {
-		onPoll = func(j *client.Job) { t.status.Store("job " + shortID(j.ID) + " " + statusText(j)) }
+		audio = audioSeconds(e, cl, job.ID)
+		onPoll = func(j *client.Job) {
+			t.status.Store("job " + shortID(j.ID) + " " + statusText(j) + " " + progressText(time.Since(start), audio))
+		}
+	} else {
+		last := start
+		onPoll = func(j *client.Job) {
+			if j.Done() || time.Since(last) < c.ProgressEvery {
+				return
+			}
+			last = time.Now()
+			if audio < 0 {
+				audio = audioSeconds(e, cl, job.ID)
+			}
+			progress(j, progressText(time.Since(start), audio))
+		}
 	}
-	done, err := cl.WaitForJob(e.ctx, job.ID, c.options(onPoll))
+	done, err := pollJob(e, cl, job.ID, c.PollFlags, onPoll)
 	switch {
 	case done != nil:
-		finish("job " + shortID(done.ID) + " " + statusText(done))
+		finish("job " + shortID(done.ID) + " " + statusText(done) + " in " + formatDuration(time.Since(start)))
 		t.setFinal(done.ID, statusText(done))
 	case err != nil:
 		finish("job " + shortID(job.ID) + " error")
 		t.setFinal(job.ID, "error")
 	}
 	// A failed job comes back with its *client.JobFailedError, a wait that
-	// ran out with the job as last read: both are this file's failure.
+	// ended first with the job as last read: both are this file's failure.
 	return done, err
 }
 

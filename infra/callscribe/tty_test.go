@@ -156,8 +156,9 @@ func TestTerminalProgress(t *testing.T) {
 	}
 }
 
-// TestPlainOutputWhenPiped: the same binary writing to a pipe prints plain
-// lines, with no escape sequences.
+// TestPlainOutputWhenPiped: the same binary writing to pipes prints the
+// transcript on stdout and plain status lines on stderr, with no escape
+// sequences.
 func TestPlainOutputWhenPiped(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -168,16 +169,21 @@ func TestPlainOutputWhenPiped(t *testing.T) {
 	wav := repoFile(t, "testdata/audio/tone-8k-mono-s16-0.5s.wav")
 	cmd := exec.Command(bin, "transcribe", "--wait", "--poll-interval", "50ms", wav)
 	cmd.Env = append(os.Environ(), envBaseURL+"="+base, envAPIKey+"="+key, envConfig+"="+filepath.Join(t.TempDir(), "c.json"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("%v: %s", err, out)
+		t.Fatalf("%v: %s", err, stderr.String())
 	}
-	if strings.Contains(string(out), "\x1b") {
-		t.Errorf("escape sequences on a pipe: %q", out)
+	if strings.Contains(string(out)+stderr.String(), "\x1b") {
+		t.Errorf("escape sequences on a pipe: %q, %q", out, stderr.String())
 	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
 	if len(lines) != 2 || !strings.HasSuffix(lines[1], "\tsucceeded") {
-		t.Errorf("plain output %q: want a created line and a succeeded line", out)
+		t.Errorf("plain status %q: want a created line and a succeeded line", stderr.String())
+	}
+	if !regexp.MustCompile(`^(\[\d\d:\d\d\.\d\] (Agent|User): .+\n)+$`).Match(out) {
+		t.Errorf("stdout %q: want the transcript alone", out)
 	}
 }
 

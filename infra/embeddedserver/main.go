@@ -86,13 +86,28 @@ Or with curl, get an API key:
 Then upload a call:
   curl -s http://%[1]s/v1/transcriptions -H "Authorization: Bearer $API_KEY" -F file=@call.wav
 
-`, addr, cfg.DataDir)
+Or with the command-line client, from the repository's checkout:
+  go build -o callscribe ./infra/callscribe
+%[3]s  ./callscribe signup --email you@example.com
+  ./callscribe keys create --save
+  ./callscribe transcribe --wait call.wav
+
+`, addr, cfg.DataDir, cliBaseURLLine(addr))
 	})
 	if err != nil {
 		logger.Error("service stopped with an error", "err", err)
 		os.Exit(1)
 	}
 	logger.Info("callscribe stopped")
+}
+
+// cliBaseURLLine is the quick start's export line, when the CLI's default
+// (http://127.0.0.1:8080) is not where this server listens.
+func cliBaseURLLine(addr string) string {
+	if addr == "127.0.0.1:8080" {
+		return ""
+	}
+	return "  export CALLSCRIBE_BASE_URL=http://" + addr + "\n"
 }
 
 // pprofMux serves net/http/pprof's handlers, and nothing else.

@@ -21,9 +21,15 @@
 // library" defaults, all overridable with WaitOptions) and returns the job
 // when it succeeds, a *JobFailedError when it fails, or an error wrapping
 // ErrWaitExhausted when it is still in progress after the last poll.
-// Transcribe is create + wait.
+// Transcribe is create + wait. A long call can take longer than those 60
+// polls: MaxAttempts NoAttemptLimit waits until the job ends, bounded by the
+// context only (context.WithTimeout).
 //
 // # Credentials
+//
+// NewFromEnv configures a client as the callscribe CLI does from its
+// environment: CALLSCRIBE_BASE_URL (default http://127.0.0.1:8080),
+// CALLSCRIBE_API_KEY and CALLSCRIBE_GATEWAY_KEY.
 //
 // The /v1 routes take a static API key (WithAPIKey). The usage route and the
 // API-key management routes take a dashboard session instead: Login returns a

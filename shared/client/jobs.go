@@ -216,7 +216,8 @@ func (c *Client) Export(ctx context.Context, id string, format ExportFormat) ([]
 
 // WaitOptions tune WaitForJob; zero values take the spec's defaults:
 // DefaultPollInterval, DefaultPollMaxAttempts and DefaultRequestTimeout (or
-// the client's WithRequestTimeout). OnPoll, when set, sees every job read.
+// the client's WithRequestTimeout). MaxAttempts NoAttemptLimit polls until the
+// job ends (see NoAttemptLimit). OnPoll, when set, sees every job read.
 type WaitOptions struct {
 	Interval       time.Duration
 	MaxAttempts    int
@@ -255,11 +256,11 @@ func (c *Client) WaitForJob(ctx context.Context, id string, opts WaitOptions) (*
 		interval = DefaultPollInterval
 	}
 	attempts := opts.MaxAttempts
-	if attempts <= 0 {
+	if attempts == 0 {
 		attempts = DefaultPollMaxAttempts
 	}
 	var last *Job
-	for n := 1; n <= attempts; n++ {
+	for n := 1; attempts < 0 || n <= attempts; n++ {
 		if n > 1 {
 			if err := sleep(ctx, interval); err != nil {
 				return last, err

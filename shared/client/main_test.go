@@ -88,6 +88,11 @@ func run(m *testing.M) int {
 
 // startStack starts a local stack under dataDir; edit changes its config.
 func startStack(dataDir string, edit func(*config.Config)) (addr string, stop func(), err error) {
+	return startSlowStack(dataDir, edit, 0)
+}
+
+// startSlowStack is startStack with a speech engine that takes delay per job.
+func startSlowStack(dataDir string, edit func(*config.Config), delay time.Duration) (addr string, stop func(), err error) {
 	cfg := config.Config{
 		ListenAddr:          "127.0.0.1:0",
 		DataDir:             dataDir,
@@ -107,7 +112,7 @@ func startStack(dataDir string, edit func(*config.Config)) (addr string, stop fu
 	}
 	table := embedded.EngineTable()
 	table.Transcribers["test"] = func(cfg config.Config) (callscribe.Transcriber, func(), error) {
-		return &testengine.Engine{AgentChannel: cfg.AgentChannel}, nil, nil
+		return &testengine.Engine{AgentChannel: cfg.AgentChannel, Delay: delay}, nil, nil
 	}
 	logger := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	local, err := embedded.Open(cfg, logger, table)
