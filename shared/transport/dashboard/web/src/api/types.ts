@@ -34,7 +34,18 @@ export type UploadCreated = JSONOf<"dashboardCreateUpload", 201>;
 export type Taxonomy = JSONOf<"dashboardTaxonomy", 200>;
 
 // The document gives a job's result one shape per job type (if/then), which
-// the generator cannot express; these read it for the type the job has.
+// the generator cannot express; these read a job's optional parts, so the
+// pages never touch a field whose presence depends on the job's type or status.
+
+/** What went wrong with a failed job, else null. */
+export function errorOf(j: Job): JobError | null {
+  return j.status === "failed" && j.error ? j.error : null;
+}
+
+/** The transcription a summary or tags job was made from, when it recorded one. */
+export function sourceOf(j: Job): string | null {
+  return j.type !== "transcription" && j.source_job_id ? j.source_job_id : null;
+}
 
 /** The transcript of a succeeded transcription; empty for anything else. */
 export function transcriptOf(j: Job): Segment[] {

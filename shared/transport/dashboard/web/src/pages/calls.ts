@@ -1,5 +1,6 @@
 import * as api from "../api/client";
 import type { JobSummary } from "../api/types";
+import { errorOf } from "../api/types";
 import { statusBadge } from "../components/badge";
 import { errorBox, statusRegion } from "../components/errorBox";
 import { shell } from "../components/shell";
@@ -30,7 +31,8 @@ function jobRow(j: JobSummary): HTMLTableRowElement {
   if (j.status === "queued" || j.status === "processing") {
     pollJob(j.job_id, (full) => {
       replace(status, statusBadge(full.status));
-      if (full.status === "failed" && full.error) append(status, el("div", { class: "error small" }, full.error.code + ": " + full.error.message));
+      const error = errorOf(full);
+      if (error) append(status, el("div", { class: "error small" }, error.code + ": " + error.message));
     });
   }
   return row;

@@ -1,4 +1,5 @@
 import type { Job } from "../api/types";
+import { sourceOf } from "../api/types";
 import { derivedView } from "../components/derivedView";
 import { statusRegion } from "../components/errorBox";
 import { backToCalls, shell } from "../components/shell";
@@ -11,6 +12,7 @@ export function derivedPage(j: Job): HTMLElement {
   const view = el("div");
   replace(view, derivedView(j));
   if (j.status === "queued" || j.status === "processing") pollJob(j.job_id, (n) => replace(view, derivedView(n)));
+  const source = sourceOf(j);
   return shell(
     "#/",
     backToCalls(),
@@ -20,8 +22,8 @@ export function derivedPage(j: Job): HTMLElement {
       "section",
       { class: "card" },
       view,
-      j.source_job_id
-        ? el("p", {}, "Made from ", el("a", { href: "#/calls/" + j.source_job_id }, "its source call"), ".")
+      source
+        ? el("p", {}, "Made from ", el("a", { href: "#/calls/" + source }, "its source call"), ".")
         : el("p", { class: "muted" }, "Made from text sent to the API."),
     ),
   );

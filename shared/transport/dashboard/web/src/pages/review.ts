@@ -1,6 +1,6 @@
 import * as api from "../api/client";
 import type { Job } from "../api/types";
-import { transcriptOf } from "../api/types";
+import { errorOf, transcriptOf } from "../api/types";
 import { statusBadge } from "../components/badge";
 import { derivedView } from "../components/derivedView";
 import { errorBox, statusRegion } from "../components/errorBox";
@@ -71,7 +71,7 @@ export async function reviewPage(id: string): Promise<HTMLElement> {
     fill(j);
     replace(body);
     if (j.status === "failed") {
-      append(body, el("div", { class: "card" }, el("h2", {}, "This call could not be transcribed"), el("p", { class: "error" }, (j.error?.code ?? "") + ": " + (j.error?.message ?? ""))));
+      append(body, el("div", { class: "card" }, el("h2", {}, "This call could not be transcribed"), el("p", { class: "error" }, (errorOf(j)?.code ?? "") + ": " + (errorOf(j)?.message ?? ""))));
     } else if (j.status !== "succeeded") {
       append(body, el("div", { class: "card" }, el("p", { class: "muted" }, "Transcribing… this page updates by itself.")));
       pollJob(j.job_id, (n) => {
