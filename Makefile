@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO    ?= go
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: run test deps deps-speech deps-aws deps-web web build test-go fuzz bench-asr bench-insights train-insights bench-api bench-coldstart bench narrowband-map narrowband-adapt lm-text word-clusters word-vectors run-aws-local deploy clean
+.PHONY: run test check-generated deps deps-speech deps-aws deps-web web build test-go fuzz bench-asr bench-insights train-insights bench-api bench-coldstart bench narrowband-map narrowband-adapt lm-text word-clusters word-vectors run-aws-local deploy clean
 
 ## run: start the whole service locally on the embedded stack (SQLite, disk, in-process queue),
 ## with the web dashboard at / (built first).
@@ -14,8 +14,14 @@ run: deps-speech web
 test: deps web
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed:" $$unformatted; exit 1; fi
 	$(GO) vet ./...
+	$(MAKE) check-generated
 	$(GO) test -count=1 -timeout 20m ./...
 	$(MAKE) fuzz
+
+## check-generated: the OpenAPI document lints clean, what is generated from it is current,
+## and oapi-codegen's output for the whole document builds.
+check-generated:
+	@bash infra/scripts/check-generated.sh
 
 ## deps: system packages (Debian) and npm packages the tests need.
 deps: deps-speech deps-aws

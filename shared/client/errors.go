@@ -10,44 +10,6 @@ import (
 	"unicode/utf8"
 )
 
-// Error codes the service returns in error.code. The first group is the
-// spec's; the second the codes the spec leaves to the service (401, 404 of an
-// unknown route, 405, 500, the dashboard and the routes beyond the spec's).
-const (
-	CodeAudioFileMissing          = "AUDIO_FILE_MISSING"
-	CodeAudioDurationUnknown      = "AUDIO_DURATION_UNKNOWN"
-	CodeInvalidMetadataJSON       = "INVALID_METADATA_JSON"
-	CodeInvalidPagination         = "INVALID_PAGINATION"
-	CodeInvalidFilter             = "INVALID_FILTER"
-	CodeMissingJobID              = "MISSING_JOB_ID"
-	CodeInvalidJSONBody           = "INVALID_JSON_BODY"
-	CodeMissingTranscriptSource   = "MISSING_TRANSCRIPT_SOURCE"
-	CodeMultipleTranscriptSources = "MULTIPLE_TRANSCRIPT_SOURCES"
-	CodeNotATranscription         = "NOT_A_TRANSCRIPTION"
-	CodeForbidden                 = "FORBIDDEN"
-	CodeJobNotFound               = "JOB_NOT_FOUND"
-	CodeTranscriptionNotReady     = "TRANSCRIPTION_NOT_READY"
-	CodeFileTooLarge              = "FILE_TOO_LARGE"
-	CodeUnsupportedAudioFormat    = "UNSUPPORTED_AUDIO_FORMAT"
-	CodeTranscriptEmpty           = "TRANSCRIPT_EMPTY"
-	CodeQuotaExceeded             = "QUOTA_EXCEEDED"
-	CodeProviderSubmitFailed      = "PROVIDER_SUBMIT_FAILED"
-
-	CodeUnauthorized     = "UNAUTHORIZED"
-	CodeInternal         = "INTERNAL_ERROR"
-	CodeNotFound         = "NOT_FOUND"
-	CodeMethodNotAllowed = "METHOD_NOT_ALLOWED"
-	CodeEmailTaken       = "EMAIL_TAKEN"
-	CodeInvalidSignup    = "INVALID_SIGNUP"
-	CodeInvalidCallback  = "INVALID_CALLBACK"
-	CodeInvalidRequest   = "INVALID_REQUEST"
-	CodeUploadNotFound   = "UPLOAD_NOT_FOUND"
-	CodeRequestTooLarge  = "REQUEST_TOO_LARGE"
-	CodeInvalidFormat    = "INVALID_FORMAT"
-	CodeInvalidKeyterms  = "INVALID_KEYTERMS"
-	CodeRateLimited      = "RATE_LIMITED"
-)
-
 // Error is every error the service answered: a non-2xx response. Status is
 // the HTTP status; Code, Message and Details are the body's error.code,
 // error.message and error.details; RequestID is the body's requestId (or the

@@ -3,8 +3,8 @@
 // uploads, exports, the dashboard's routes, /healthz and /openapi.json itself),
 // their parameters, request bodies, every response with its schema and headers,
 // the error codes each operation can return per status, both security schemes,
-// the optional gateway `apikey` header, and the tagDelivered callback (under
-// POST /v1/tag's callbacks and the top-level webhooks, contract version 1.0.0).
+// the optional gateway `apikey` header, and the tagDelivered callback (the
+// top-level webhook of that name, contract version 1.0.0).
 //
 // openapi.yaml is the source; openapi.json is generated from it by
 // `go generate ./shared/transport/openapi` and embedded: Document returns it, and the
@@ -34,6 +34,42 @@
 //     document rejects (the suite sends many on purpose) must get a documented
 //     4xx. A request to a path the document does not have must get the
 //     documented 404 NOT_FOUND or 405 METHOD_NOT_ALLOWED shape.
+//
+// # Shapes chosen for generators
+//
+// The document is the wire contract that clients are generated from (the Go
+// client's error codes here, the dashboard's TypeScript types, integrators'
+// own generators), so its shapes are the ones common generators read;
+// `make check-generated` holds it to that (Redocly's recommended rules report no
+// error, and oapi-codegen's output for the whole document builds):
+//
+//   - tagDelivered is declared once, as a webhook. A `callbacks` entry on
+//     POST /v1/tag and /dashboard/tag (even a $ref to the webhook) makes
+//     oapi-codegen declare the callback's types once per occurrence, which does
+//     not compile; kin-openapi v0.153 refuses components.pathItems. oapi-codegen
+//     prunes schemas referenced only from webhooks, so it needs
+//     output-options.skip-prune for TagDeliveredPayload.
+//   - Job is a oneOf of TranscriptionJob, SummaryJob and TagsJob with a
+//     discriminator on `type` (a mapping for each value): the result's shape
+//     depends on the job's type, and the results themselves carry no type, so
+//     the type lives on the job. Generators then type `result` per job type.
+//     The rules they cannot express (result exactly when succeeded, error
+//     exactly when failed) are if/then in JobOutcome, for validators.
+//   - Nullable values are `type: [T, 'null']`, one form throughout (oapi-codegen
+//     v2.8.2 reads it as a pointer; versions before OpenAPI 3.1 support, such as
+//     v2.4.1, read neither it nor a oneOf with {type: 'null'}).
+//   - Numbers are `format: double`, or Go generators make them float32.
+//   - ErrorCode carries x-enum-varnames and x-enum-descriptions: the Go client's
+//     Code constants (shared/client/codes.gen.go) are generated from them.
+//   - Every operation declares its security; the webhook's is `[]` (the service
+//     sends only the optional `apikey` header).
+//
+// Redocly warnings left on purpose: the license has no url or SPDX identifier
+// (the API is proprietary); GET /openapi.json has no 4XX answer (it has none);
+// MethodNotAllowed is referenced by no operation (openapivalidate uses it for
+// any method a path does not take); and no-required-schema-properties-undefined
+// on conditional subschemas (JobOutcome, Error's details), whose properties are
+// those of the schema around them, which the rule does not follow.
 //
 // When a test fails, decide which side is wrong: fix the document when it
 // did not say what the server does and should; fix the server (with a test)

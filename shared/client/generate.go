@@ -1,0 +1,5 @@
+package client
+
+// The error codes (codes.gen.go) come from the OpenAPI document's ErrorCode
+// enum; `make check-generated` fails when they are stale.
+//go:generate go run ./internal/gencodes
