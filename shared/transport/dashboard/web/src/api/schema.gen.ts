@@ -207,8 +207,8 @@ export interface paths {
          * Create a tags job
          * @description As POST /v1/summarize, but the job's result maps each category of the fixed
          *     taxonomy (GET /v1/tags/taxonomy) to its selected values. With a
-         *     `callback_url`, the result is also delivered to it (the tagDelivered
-         *     callback).
+         *     `callback_url`, the result is also delivered to it: the tagDelivered
+         *     callback, described under `webhooks.tagDelivered`.
          */
         post: operations["tag"];
         delete?: never;
@@ -520,6 +520,10 @@ export interface webhooks {
          *     a transport error or any non-2xx response is retried, any 2xx acknowledges.
          *     Deliveries are not signed and carry no idempotency key: de-duplicate on
          *     `data.request_id`. Contract version 1.0.0.
+         *
+         *     The service authenticates to the receiver with nothing but the optional
+         *     `apikey` header (the request's `callback_apikey`), so the operation
+         *     declares no security requirement.
          */
         post: operations["tagDeliveredWebhook"];
         delete?: never;
@@ -543,7 +547,10 @@ export interface components {
         JobStatus: "queued" | "processing" | "succeeded" | "failed";
         /** @enum {string} */
         JobType: "transcription" | "summary" | "tags";
-        /** @description Minutes, rounded to 2 decimals. */
+        /**
+         * Format: double
+         * @description Minutes, rounded to 2 decimals.
+         */
         Minutes: number;
         RequestIdOnly: {
             requestId: components["schemas"]["RequestId"];
@@ -590,7 +597,9 @@ export interface components {
         };
         Segment: {
             text: string;
+            /** Format: double */
             time_start: number;
+            /** Format: double */
             time_end: number;
             /**
              * @description One speaker per audio channel.
@@ -602,6 +611,7 @@ export interface components {
         };
         TranscriptionResult: {
             language: string | null;
+            /** Format: double */
             duration_seconds: number;
             words_count: number | null;
             transcript: components["schemas"]["Segment"][];
@@ -648,33 +658,89 @@ export interface components {
             };
         };
         /**
-         * @description A job of any type. `result` is present only when succeeded (its shape
-         *     depends on `type`), `error` only when failed, `source_job_id` only on
-         *     derived jobs that recorded their source, `metadata` and `keyterms` only on
-         *     transcriptions uploaded with them.
+         * @description A job of any type, told apart by `type`: each type has its own object
+         *     with its own `result` shape. `result` is present only when succeeded,
+         *     `error` only when failed, `source_job_id` only on derived jobs that
+         *     recorded their source, `metadata` and `keyterms` only on transcriptions
+         *     uploaded with them.
          */
-        Job: {
+        Job: components["schemas"]["TranscriptionJob"] | components["schemas"]["SummaryJob"] | components["schemas"]["TagsJob"];
+        /**
+         * @description What every job type shares beyond its fields: `result` exactly when
+         *     succeeded, `error` exactly when failed. (Generators ignore these
+         *     conditions; validators apply them.)
+         */
+        JobOutcome: unknown & unknown;
+        /** @description A transcription job (see Job). */
+        TranscriptionJob: {
             job_id: components["schemas"]["Uuid"];
-            type: components["schemas"]["JobType"];
+            /** @enum {string} */
+            type: "transcription";
             status: components["schemas"]["JobStatus"];
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
-            source_job_id?: components["schemas"]["Uuid"];
-            result?: Record<string, never>;
-            error?: components["schemas"]["JobError"];
             /** @description The metadata object the transcription was uploaded with. */
             metadata?: Record<string, never>;
             /** @description The transcription's keyterms as stored (trimmed, duplicates folded); only on transcriptions uploaded with some. */
             keyterms?: string[];
+            result?: components["schemas"]["TranscriptionResult"];
+            error?: components["schemas"]["JobError"];
             requestId: components["schemas"]["RequestId"];
-        } & (unknown & unknown & unknown & unknown & unknown);
+        } & (components["schemas"]["JobOutcome"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "transcription";
+        });
+        /** @description A summary job (see Job). */
+        SummaryJob: {
+            job_id: components["schemas"]["Uuid"];
+            /** @enum {string} */
+            type: "summary";
+            status: components["schemas"]["JobStatus"];
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+            source_job_id?: components["schemas"]["Uuid"];
+            result?: components["schemas"]["SummaryResult"];
+            error?: components["schemas"]["JobError"];
+            requestId: components["schemas"]["RequestId"];
+        } & (components["schemas"]["JobOutcome"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "summary";
+        });
+        /** @description A tags job (see Job). */
+        TagsJob: {
+            job_id: components["schemas"]["Uuid"];
+            /** @enum {string} */
+            type: "tags";
+            status: components["schemas"]["JobStatus"];
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+            source_job_id?: components["schemas"]["Uuid"];
+            result?: components["schemas"]["TagsResult"];
+            error?: components["schemas"]["JobError"];
+            requestId: components["schemas"]["RequestId"];
+        } & (components["schemas"]["JobOutcome"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tags";
+        });
         JobSummary: {
             job_id: components["schemas"]["Uuid"];
             type: components["schemas"]["JobType"];
             status: components["schemas"]["JobStatus"];
             original_filename: string | null;
             language: string | null;
-            /** @description Always 0 for summary and tags jobs. */
+            /**
+             * Format: double
+             * @description Always 0 for summary and tags jobs.
+             */
             audio_seconds: number;
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
@@ -704,7 +770,7 @@ export interface components {
             transcription_job_id?: string | null;
             /** @description Plain transcript text with no job behind it. */
             transcript_text?: string | null;
-            /** @description Where the tagDelivered callback is POSTed when the job finishes (an http(s) URL the deployment allows). */
+            /** @description Where the tagDelivered callback (webhooks.tagDelivered) is POSTed when the job finishes (an http(s) URL the deployment allows). */
             callback_url?: string | null;
             /** @description Sent as the callback's `apikey` header. */
             callback_apikey?: string | null;
@@ -1377,6 +1443,8 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         openapi: "3.1.0";
+                        info: Record<string, never>;
+                        paths: Record<string, never>;
                     };
                 };
             };
@@ -1860,7 +1928,11 @@ export interface operations {
                             /** @description The first characters of the secret, to tell keys apart. */
                             prefix: string;
                             created_at: components["schemas"]["Timestamp"];
-                            last_used_at: components["schemas"]["Timestamp"] | null;
+                            /**
+                             * Format: date-time
+                             * @description When the key last authenticated a request (a Timestamp); null if never.
+                             */
+                            last_used_at: string | null;
                         }[];
                         requestId: components["schemas"]["RequestId"];
                     };
