@@ -15,6 +15,7 @@ test: deps web
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed:" $$unformatted; exit 1; fi
 	$(GO) vet ./...
 	$(MAKE) check-generated
+	cd shared/transport/dashboard/web && npm run --silent test:unit
 	$(GO) test -count=1 -timeout 20m ./...
 	$(MAKE) fuzz
 

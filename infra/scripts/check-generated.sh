@@ -2,12 +2,17 @@
 # Checks what is generated from the OpenAPI document (make check-generated):
 #   1. Redocly's recommended ruleset reports no error on openapi.yaml.
 #   2. The generated files are current: go generate, then no diff.
-#   3. oapi-codegen's output for the whole document (models, client, std-http
+#   3. The dashboard's TypeScript types generated from the document are current.
+#   4. oapi-codegen's output for the whole document (models, client, std-http
 #      server) builds, so integrators' generators keep working. It is built in a
 #      throw-away module under .cache (oapi-codegen's runtime, which that output
 #      imports, is no dependency of this module).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+
+# The dashboard's wire types (openapi-typescript) match the document; the
+# dashboard's type-check (make web) compiles them.
+(cd shared/transport/dashboard/web && npm run --silent check:types)
 
 bash shared/transport/openapi/lint/lint.sh
 
