@@ -442,8 +442,9 @@ type listedJob struct {
 }
 
 // transitionUpdate builds the job update of a transition: the update expression
-// and the condition (exists, live, status in From) are callscribe.Job.Apply
-// written as DynamoDB expressions, with their names and values. The same write
+// and the condition (exists, live, status in From: the statuses the state
+// machine lets the transition leave) are callscribe.Job.Apply written as
+// DynamoDB expressions, with their names and values. The same write
 // moves the job between the partitions of account-status-index (and into one
 // of account-language-index when it learns its language), so the filtered
 // listings see a transition exactly when the job's status changes.
@@ -527,7 +528,7 @@ func (s *JobStore) TransitionJob(ctx context.Context, t callscribe.Transition) (
 		// An empty From matches no status ("IN ()" is not even valid syntax).
 		return nil, s.transitionRefused(ctx, t, false)
 	}
-	if t.To == callscribe.StatusFailed {
+	if t.MayReleaseQuota() {
 		return s.failJob(ctx, t)
 	}
 	lj, err := s.readListed(ctx, t.JobID)
@@ -614,10 +615,11 @@ func (s *JobStore) transitionRefused(ctx context.Context, t callscribe.Transitio
 	return callscribe.Errorf(callscribe.CodeConflict, "job %s is deleted or not in status %v", t.JobID, t.From)
 }
 
-// failJob moves a job to failed. A job that holds quota gets its seconds
-// released in the same transaction; that needs the job's quota month and seconds,
-// so the job is read first and the transaction is conditioned on the revision
-// read (a concurrent write makes it re-read and decide again).
+// failJob applies a transition that may release quota (one to failed). A
+// job that holds quota gets its seconds released in the same transaction;
+// that needs the job's quota month and seconds, so the job is read first and
+// the transaction is conditioned on the revision read (a concurrent write
+// makes it re-read and decide again).
 func (s *JobStore) failJob(ctx context.Context, t callscribe.Transition) (*callscribe.Job, error) {
 	for attempt := 1; ; attempt++ {
 		sj, err := s.read(ctx, t.JobID)

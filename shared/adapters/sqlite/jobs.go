@@ -326,11 +326,26 @@ func (s *JobStore) UsedSeconds(ctx context.Context, accountID, month string) (fl
 	return used, nil
 }
 
-// UnfinishedJobIDs returns live queued or processing jobs, oldest first.
+// unfinishedQuery reads the live jobs in the state machine's unfinished
+// statuses, oldest first. Its WHERE clause is, as text, the one of the partial
+// index jobs_unfinished (migration 1), which SQLite uses only for a query whose
+// WHERE implies the index's: TestUnfinishedQueryPlan checks that it does.
+var unfinishedQuery = `SELECT id FROM jobs
+		WHERE deleted_at IS NULL AND status IN (` + sqlStatuses(callscribe.UnfinishedStatuses()) + `)
+		ORDER BY created_at, id LIMIT ?`
+
+// sqlStatuses is statuses as a list of SQL string literals: 'queued', 'processing'.
+func sqlStatuses(statuses []callscribe.JobStatus) string {
+	quoted := make([]string, len(statuses))
+	for i, st := range statuses {
+		quoted[i] = "'" + string(st) + "'"
+	}
+	return strings.Join(quoted, ", ")
+}
+
+// UnfinishedJobIDs returns live unfinished (queued or processing) jobs, oldest first.
 func (s *JobStore) UnfinishedJobIDs(ctx context.Context, limit int) ([]string, error) {
-	rows, err := s.db.read.QueryContext(ctx, `SELECT id FROM jobs
-		WHERE deleted_at IS NULL AND status IN ('queued', 'processing')
-		ORDER BY created_at, id LIMIT ?`, limit)
+	rows, err := s.db.read.QueryContext(ctx, unfinishedQuery, limit)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: unfinished jobs: %w", err)
 	}
