@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
@@ -32,13 +31,6 @@ var _ callscribe.JobStore = (*JobStore)(nil)
 func NewJobStore(client *ddb.Client, tables TableNames, retention time.Duration) *JobStore {
 	return &JobStore{client: client, tables: tables, retention: retention, listBudget: ListReadBudget}
 }
-
-// transactionAttempts bounds retries of transactions cancelled by a concurrent
-// transaction on the same item (typically two uploads of one account reserving
-// quota at once); DynamoDB does not queue them, it cancels one.
-// Backoff grows to 320 ms with jitter, so 50 uploads racing for one account
-// (the contract suite does that) all get through.
-const transactionAttempts = 25
 
 func (s *JobStore) CreateJob(ctx context.Context, job *callscribe.Job, quota *callscribe.QuotaReservation) error {
 	if job.ID == "" || job.AccountID == "" {
@@ -123,7 +115,8 @@ func (s *JobStore) quotaExceeded(ctx context.Context, accountID string, quota *c
 }
 
 // transact runs a TransactWriteItems, retrying cancellations caused by concurrent
-// transactions. decide maps other cancellations to an error; when it returns
+// transactions (DynamoDB does not queue them, it cancels one) up to
+// callscribe.StoreTransactionAttempts times. decide maps other cancellations to an error; when it returns
 // false the cancellation is reported as an unexpected error.
 func (s *JobStore) transact(ctx context.Context, items []types.TransactWriteItem, decide func([]types.CancellationReason) (error, bool)) error {
 	for attempt := 1; ; attempt++ {
@@ -134,7 +127,7 @@ func (s *JobStore) transact(ctx context.Context, items []types.TransactWriteItem
 		var tce *types.TransactionCanceledException
 		if !errors.As(err, &tce) {
 			var tcf *types.TransactionConflictException
-			if errors.As(err, &tcf) && attempt < transactionAttempts {
+			if errors.As(err, &tcf) && attempt < callscribe.StoreTransactionAttempts {
 				if err := backoff(ctx, attempt); err != nil {
 					return err
 				}
@@ -145,7 +138,7 @@ func (s *JobStore) transact(ctx context.Context, items []types.TransactWriteItem
 		if e, ok := decide(tce.CancellationReasons); ok {
 			return e
 		}
-		if anyReason(tce.CancellationReasons, "TransactionConflict") && attempt < transactionAttempts {
+		if anyReason(tce.CancellationReasons, "TransactionConflict") && attempt < callscribe.StoreTransactionAttempts {
 			if err := backoff(ctx, attempt); err != nil {
 				return err
 			}
@@ -155,9 +148,10 @@ func (s *JobStore) transact(ctx context.Context, items []types.TransactWriteItem
 	}
 }
 
+// backoff waits out the retry policy's delay after the attempt-th collision
+// of a transaction (callscribe.StoreConflictBackoff).
 func backoff(ctx context.Context, attempt int) error {
-	d := time.Duration(5<<min(attempt, 6)) * time.Millisecond
-	d = d/2 + rand.N(d) // jitter spreads the retries of transactions that collided
+	d := callscribe.StoreConflictBackoff(attempt)
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
@@ -683,7 +677,7 @@ func (s *JobStore) failJob(ctx context.Context, t callscribe.Transition) (*calls
 			return nil, err
 		}
 		if changed {
-			if attempt >= transactionAttempts {
+			if attempt >= callscribe.StoreTransactionAttempts {
 				return nil, fmt.Errorf("transition job %s: changed concurrently %d times", t.JobID, attempt)
 			}
 			continue // the job changed since it was read; decide again
