@@ -55,9 +55,6 @@ func ParseJobStatus(s string) (JobStatus, bool) {
 	return "", false
 }
 
-// Terminal reports whether polling stops at this status.
-func (s JobStatus) Terminal() bool { return s == StatusSucceeded || s == StatusFailed }
-
 // Job error codes (lower_snake_case, like the spec's `bad_audio`), reported in a
 // failed job's `error.code`.
 const (
@@ -302,23 +299,6 @@ type QuotaReservation struct {
 
 // QuotaMonth returns the UTC calendar month key of t.
 func QuotaMonth(t time.Time) string { return t.UTC().Format("2006-01") }
-
-// Transition is a compare-and-set status change: it applies only when the job
-// exists, is not deleted and its status is one of From.
-type Transition struct {
-	JobID  string
-	From   []JobStatus
-	To     JobStatus
-	Result json.RawMessage // set with To == succeeded
-	Error  *JobError       // set with To == failed
-	// Language is the detected language of a succeeded transcription; the store
-	// records it when the job has none, so listings and the language filter see
-	// the requested or detected language as the spec says.
-	Language string
-	// CountAttempt increments Attempts (a worker starting the job).
-	CountAttempt bool
-	At           time.Time
-}
 
 // SpeakerAlias returns the display alias of an audio channel: the channel given by
 // agentChannel (AGENT_CHANNEL, default 0) is the Agent, any other is the User.

@@ -1,12 +1,10 @@
 package callscribe
 
-import (
-	"slices"
-	"strings"
-)
+import "strings"
 
-// The rules every JobStore applies inside its atomic writes and reads. They are
-// written once, here; a store either calls them (SQLite applies a transition in
+// The rules every JobStore applies inside its atomic writes and reads, beside
+// the state machine's (states.go: a transition's effect, Job.Apply). They are
+// written once; a store either calls them (SQLite applies a transition in
 // memory inside its write transaction; DynamoDB's single-item listing filters
 // in memory) or translates them into its own expression language (SQL WHERE
 // clauses, DynamoDB condition and filter expressions), deriving the
@@ -31,46 +29,6 @@ func (q QuotaReservation) Allows(usedSeconds, fileSeconds float64) bool {
 // It is negative when the file alone exceeds the limit.
 func (q QuotaReservation) MaxUsedBefore(fileSeconds float64) float64 {
 	return q.LimitSeconds + quotaToleranceSeconds - fileSeconds
-}
-
-// HoldsQuota reports whether the job's seconds are counted in its quota
-// month: it reserved some when it was created (derived jobs never do), and it
-// has not failed (failed jobs do not count toward quota).
-func (j *Job) HoldsQuota() bool {
-	return j.QuotaMonth != "" && j.AudioSeconds > 0 && j.Status != StatusFailed
-}
-
-// Apply is the effect of a compare-and-set transition on a stored job, which
-// deleted says is soft-deleted (Job has no field for it: the API never shows a
-// deleted job). It fails with CONFLICT, changing nothing, when the job is
-// deleted or its status is not one of t.From. Otherwise the job takes t's
-// status and time, its result and error when given, one more attempt when
-// counted, and the detected language only when it has none (a requested
-// language stays). releaseQuota reports that the job's seconds must be
-// released in the same atomic step: it held quota and is moving to failed.
-func (j *Job) Apply(t Transition, deleted bool) (releaseQuota bool, err error) {
-	if deleted {
-		return false, Errorf(CodeConflict, "Job %s is deleted.", j.ID)
-	}
-	if !slices.Contains(t.From, j.Status) {
-		return false, Errorf(CodeConflict, "Job %s is %s, not one of %v.", j.ID, j.Status, t.From)
-	}
-	releaseQuota = t.To == StatusFailed && j.HoldsQuota()
-	j.Status = t.To
-	j.UpdatedAt = t.At
-	if len(t.Result) > 0 {
-		j.Result = t.Result
-	}
-	if t.Error != nil {
-		j.Error = t.Error
-	}
-	if t.CountAttempt {
-		j.Attempts++
-	}
-	if j.Language == "" {
-		j.Language = t.Language
-	}
-	return releaseQuota, nil
 }
 
 // Matches reports whether a job passes every filter (filters combine with AND;

@@ -108,9 +108,10 @@ func numInt(i int64) types.AttributeValue {
 	return &types.AttributeValueMemberN{Value: strconv.FormatInt(i, 10)}
 }
 
-func unfinished(s callscribe.JobStatus) bool {
-	return s == callscribe.StatusQueued || s == callscribe.StatusProcessing
-}
+// unfinished reports whether a job in status s belongs to the lifecycle
+// index's unfinished partition: the state machine still has a transition out
+// of s.
+func unfinished(s callscribe.JobStatus) bool { return !s.Terminal() }
 
 // jobItem encodes a new job. Optional fields are omitted rather than stored
 // empty, so that "absent" reads back as the zero value.

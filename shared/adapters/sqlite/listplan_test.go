@@ -168,3 +168,33 @@ func TestMigrationTwoIndexesAnExistingDatabase(t *testing.T) {
 		}
 	}
 }
+
+// TestUnfinishedQueryPlan checks that restart recovery reads the partial index
+// jobs_unfinished: the query's status list, derived from the state machine,
+// must be the one the index was created with.
+func TestUnfinishedQueryPlan(t *testing.T) {
+	db := openTestDB(t)
+	if want := `'queued', 'processing'`; sqlStatuses(callscribe.UnfinishedStatuses()) != want {
+		t.Fatalf("unfinished statuses as SQL = %s, want %s (the WHERE of jobs_unfinished)", sqlStatuses(callscribe.UnfinishedStatuses()), want)
+	}
+	rows, err := db.read.QueryContext(t.Context(), `EXPLAIN QUERY PLAN `+unfinishedQuery, 10)
+	if err != nil {
+		t.Fatalf("EXPLAIN QUERY PLAN: %v", err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, notused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(plan) != 1 || !strings.Contains(plan[0], "jobs_unfinished") {
+		t.Fatalf("plan %q, want one step on jobs_unfinished", plan)
+	}
+}

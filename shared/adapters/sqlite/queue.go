@@ -71,17 +71,17 @@ func (q *Queue) wakeSignal() <-chan struct{} {
 type ConsumeOptions struct {
 	// Visibility is the lease a worker takes on a message; it is renewed while
 	// the handler runs. A message whose lease runs out (the process died) is
-	// delivered again. Default 2 minutes.
+	// delivered again. Default callscribe.QueueLease.
 	Visibility time.Duration
 	// PollInterval is how often idle workers look for messages that became
 	// visible by time (delays, retries) rather than by an Enqueue of this
 	// process. Default 250ms.
 	PollInterval time.Duration
 	// MaxReceives is how many deliveries a message gets before a failure moves
-	// it to the dead letters. Default 5.
+	// it to the dead letters. Default callscribe.QueueMaxReceives.
 	MaxReceives int
 	// RetryBackoff is how long a failed message stays invisible after its
-	// receives-th delivery. Default min(2^receives seconds, 60s).
+	// receives-th delivery. Default callscribe.QueueRetryBackoff.
 	RetryBackoff func(receives int) time.Duration
 	// Logger receives handler failures and dead letters. Default slog.Default().
 	Logger *slog.Logger
@@ -93,26 +93,18 @@ type ConsumeOptions struct {
 	HandBackAfter time.Duration
 }
 
-// DefaultRetryBackoff is min(2^receives seconds, 60s).
-func DefaultRetryBackoff(receives int) time.Duration {
-	if receives >= 6 {
-		return time.Minute
-	}
-	return time.Duration(1<<max(receives, 0)) * time.Second
-}
-
 func (o ConsumeOptions) withDefaults() ConsumeOptions {
 	if o.Visibility <= 0 {
-		o.Visibility = 2 * time.Minute
+		o.Visibility = callscribe.QueueLease
 	}
 	if o.PollInterval <= 0 {
 		o.PollInterval = 250 * time.Millisecond
 	}
 	if o.MaxReceives <= 0 {
-		o.MaxReceives = 5
+		o.MaxReceives = callscribe.QueueMaxReceives
 	}
 	if o.RetryBackoff == nil {
-		o.RetryBackoff = DefaultRetryBackoff
+		o.RetryBackoff = callscribe.QueueRetryBackoff
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()

@@ -498,14 +498,6 @@ func TestConsumeRejectsBadArguments(t *testing.T) {
 	}
 }
 
-func TestDefaultRetryBackoff(t *testing.T) {
-	for receives, want := range map[int]time.Duration{1: 2 * time.Second, 2: 4 * time.Second, 5: 32 * time.Second, 6: time.Minute, 40: time.Minute} {
-		if got := DefaultRetryBackoff(receives); got != want {
-			t.Errorf("DefaultRetryBackoff(%d) = %v, want %v", receives, got, want)
-		}
-	}
-}
-
 func TestQueueTinyVisibilityStillDelivers(t *testing.T) {
 	db := openTestDB(t)
 	rec := newRecorder()

@@ -54,7 +54,7 @@ func (e *StatusError) Error() string {
 type NotifierConfig struct {
 	// AllowHosts is the CALLBACK_ALLOW_HOSTS list (see ParseAllowHosts).
 	AllowHosts []string
-	// Timeout bounds one attempt; zero means AttemptTimeout. Tests shorten it.
+	// Timeout bounds one attempt; zero means callscribe.CallbackAttemptTimeout. Tests shorten it.
 	Timeout time.Duration
 	// UserAgent is sent with every delivery; "" means DefaultUserAgent.
 	UserAgent string
@@ -85,7 +85,7 @@ func NewNotifier(cfg NotifierConfig) *Notifier {
 		userAgent: cfg.UserAgent,
 	}
 	if n.timeout <= 0 {
-		n.timeout = AttemptTimeout
+		n.timeout = callscribe.CallbackAttemptTimeout
 	}
 	if n.userAgent == "" {
 		n.userAgent = DefaultUserAgent

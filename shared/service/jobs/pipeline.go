@@ -8,13 +8,11 @@ import (
 	"github.com/callscribe/callscribe/shared/callscribe"
 )
 
-// The state changes the pipeline makes. Each is a compare-and-set transition
-// in the store, so a redelivered message, a second worker or a delete that
-// raced the worker can never move a job backwards or bring a deleted one back:
-// those cases come back as CONFLICT or JOB_NOT_FOUND and the worker drops the
-// message.
-
-var inProgress = []callscribe.JobStatus{callscribe.StatusQueued, callscribe.StatusProcessing}
+// The state changes the pipeline makes, each a transition of the state
+// machine (callscribe's states.go) that the store applies as a compare-and-set,
+// so a redelivered message, a second worker or a delete that raced the worker
+// can never move a job backwards or bring a deleted one back: those cases come
+// back as CONFLICT or JOB_NOT_FOUND and the worker drops the message.
 
 // Job returns a live job by id, whatever its account: the pipeline acts for
 // the service, not for a caller. JOB_NOT_FOUND when absent or deleted.
@@ -22,14 +20,17 @@ func (s *Service) Job(ctx context.Context, jobID string) (*callscribe.Job, error
 	return s.deps.Jobs.GetJob(ctx, jobID)
 }
 
-// Claim moves a queued or processing job to processing for a worker.
+// Claim moves a queued or processing job to processing for a worker: the
+// start transition, or resume when countAttempt is false (a re-check of an
+// asynchronous provider's running work, which continues the same attempt).
 // processing is accepted because a crashed worker leaves its job there and the
-// queue delivers the message again. countAttempt is false for a re-check of an
-// asynchronous provider's running work, which resumes the same attempt.
+// queue delivers the message again.
 func (s *Service) Claim(ctx context.Context, jobID string, countAttempt bool) (*callscribe.Job, error) {
-	return s.deps.Jobs.TransitionJob(ctx, callscribe.Transition{
-		JobID: jobID, From: inProgress, To: callscribe.StatusProcessing, CountAttempt: countAttempt, At: s.now(),
-	})
+	name := callscribe.TransitionStart
+	if !countAttempt {
+		name = callscribe.TransitionResume
+	}
+	return s.deps.Jobs.TransitionJob(ctx, name.For(jobID, s.now()))
 }
 
 // Succeed finishes a processing job with its result. A transcription sent
@@ -37,7 +38,8 @@ func (s *Service) Claim(ctx context.Context, jobID string, countAttempt bool) (*
 // listings and the language filter show the requested or detected language,
 // as the spec says.
 func (s *Service) Succeed(ctx context.Context, job *callscribe.Job, result json.RawMessage) (*callscribe.Job, error) {
-	t := callscribe.Transition{JobID: job.ID, From: []callscribe.JobStatus{callscribe.StatusProcessing}, To: callscribe.StatusSucceeded, Result: result, At: s.now()}
+	t := callscribe.TransitionSucceed.For(job.ID, s.now())
+	t.Result = result
 	if job.Type.OrDefault() == callscribe.TypeTranscription && job.Language == "" {
 		var detected struct{ Language *string }
 		if json.Unmarshal(result, &detected) == nil && detected.Language != nil {
@@ -50,9 +52,9 @@ func (s *Service) Succeed(ctx context.Context, job *callscribe.Job, result json.
 // Fail finishes a processing job with an error; a transcription's minutes are
 // released in the same atomic step (failed jobs do not count toward quota).
 func (s *Service) Fail(ctx context.Context, job *callscribe.Job, jobErr *callscribe.JobError) (*callscribe.Job, error) {
-	return s.deps.Jobs.TransitionJob(ctx, callscribe.Transition{
-		JobID: job.ID, From: []callscribe.JobStatus{callscribe.StatusProcessing}, To: callscribe.StatusFailed, Error: jobErr, At: s.now(),
-	})
+	t := callscribe.TransitionFail.For(job.ID, s.now())
+	t.Error = jobErr
+	return s.deps.Jobs.TransitionJob(ctx, t)
 }
 
 // RequeueUnfinished gives every unfinished job a queue message if it has none

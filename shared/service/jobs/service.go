@@ -20,7 +20,9 @@
 //
 // The rules that the stores must apply inside their atomic writes (the quota
 // check, a transition's effect, filter matching) are domain functions in
-// package callscribe, so each store only translates them.
+// package callscribe, so each store only translates them; so are the job
+// state machine (states.go), whose transitions every status write here is
+// built from, and the retry policy (retrypolicy.go).
 package jobs
 
 import (

@@ -154,11 +154,9 @@ func (s *Service) submit(ctx context.Context, job *callscribe.Job) error {
 	log := s.logger(ctx).With("jobId", job.ID)
 	log.ErrorContext(ctx, "submitting job to the pipeline failed", "err", err)
 	// The request's context may be why submission failed; the job must still be marked.
-	_, ferr := s.deps.Jobs.TransitionJob(context.WithoutCancel(ctx), callscribe.Transition{
-		JobID: job.ID, From: inProgress, To: callscribe.StatusFailed,
-		Error: &callscribe.JobError{Code: callscribe.JobErrSubmitFailed, Message: "The job could not be submitted to the processing pipeline."},
-		At:    s.now(),
-	})
+	t := callscribe.TransitionFailSubmission.For(job.ID, s.now())
+	t.Error = &callscribe.JobError{Code: callscribe.JobErrSubmitFailed, Message: "The job could not be submitted to the processing pipeline."}
+	_, ferr := s.deps.Jobs.TransitionJob(context.WithoutCancel(ctx), t)
 	if ferr != nil {
 		log.ErrorContext(ctx, "marking unsubmitted job failed", "err", ferr)
 	}

@@ -20,18 +20,10 @@ import (
 	"github.com/callscribe/callscribe/shared/service/jobs"
 )
 
-// MaxJobAttempts bounds how often a worker starts the same job. Transient engine
-// errors are retried through the queue; past this the job fails instead of
-// looping forever.
-const MaxJobAttempts = 3
-
-// maxRechecks bounds how long an asynchronous provider may keep a job running
-// (with 30 s re-checks, about four hours).
-const maxRechecks = 500
-
 // Worker handles queue messages. It implements callscribe.MessageHandler. Job
 // state changes go through the jobs service, the same one the API calls; the
-// worker decides only what to run and when to retry.
+// worker decides what to run, and when to retry by the retry policy
+// (callscribe's retrypolicy.go).
 type Worker struct {
 	Jobs        *jobs.Service
 	Audio       callscribe.AudioStore
@@ -41,9 +33,11 @@ type Worker struct {
 	Tagger      callscribe.Tagger
 	Notifier    callscribe.Notifier
 	Logger      *slog.Logger
-	// CallbackBackoffBase is CALLBACK_BACKOFF_BASE (default 2s).
+	// CallbackBackoffBase is CALLBACK_BACKOFF_BASE
+	// (default callscribe.DefaultCallbackBackoffBase).
 	CallbackBackoffBase time.Duration
-	// CallbackTimeout bounds one delivery attempt (default 30s, the spec's).
+	// CallbackTimeout bounds one delivery attempt (default
+	// callscribe.CallbackAttemptTimeout, the spec's).
 	CallbackTimeout time.Duration
 }
 
@@ -95,8 +89,8 @@ func (w *Worker) runJob(ctx context.Context, m callscribe.Message) error {
 	if err != nil {
 		return err
 	}
-	if job.Attempts > MaxJobAttempts {
-		return w.finish(ctx, m, job, nil, &callscribe.JobError{Code: callscribe.JobErrInternal, Message: fmt.Sprintf("Processing failed %d times; giving up.", MaxJobAttempts)})
+	if callscribe.JobAttemptsExhausted(job.Attempts) {
+		return w.finish(ctx, m, job, nil, &callscribe.JobError{Code: callscribe.JobErrInternal, Message: fmt.Sprintf("Processing failed %d times; giving up.", callscribe.MaxJobAttempts)})
 	}
 	log.Info("job started", "type", job.Type.OrDefault(), "attempt", job.Attempts)
 	start := time.Now()
@@ -112,7 +106,7 @@ func (w *Worker) runJob(ctx context.Context, m callscribe.Message) error {
 	var pending *callscribe.Pending
 	switch {
 	case errors.As(err, &pending):
-		if m.Recheck >= maxRechecks {
+		if callscribe.ProviderRechecksExhausted(m.Recheck) {
 			return w.finish(ctx, m, job, nil, &callscribe.JobError{Code: callscribe.JobErrProviderError, Message: "The provider did not finish in time."})
 		}
 		next := m
@@ -269,7 +263,7 @@ func (w *Worker) deliverCallback(ctx context.Context, m callscribe.Message) erro
 	}
 	timeout := w.CallbackTimeout
 	if timeout <= 0 {
-		timeout = callback.AttemptTimeout
+		timeout = callscribe.CallbackAttemptTimeout
 	}
 	attemptCtx, cancel := context.WithTimeout(ctx, timeout)
 	err = w.Notifier.Deliver(attemptCtx, callscribe.CallbackDelivery{URL: job.Callback.URL, APIKey: job.Callback.APIKey, Payload: payload})
@@ -278,7 +272,7 @@ func (w *Worker) deliverCallback(ctx context.Context, m callscribe.Message) erro
 		log.Info("tagDelivered delivered", "status", payload.Status)
 		return nil
 	}
-	if m.Attempt >= callback.MaxAttempts {
+	if !callscribe.RetryCallback(m.Attempt) {
 		log.Error("tagDelivered abandoned after the last attempt", "attempts", m.Attempt, "lastError", err.Error())
 		return nil
 	}
@@ -290,7 +284,7 @@ func (w *Worker) deliverCallback(ctx context.Context, m callscribe.Message) erro
 	}
 	next := m
 	next.Attempt++
-	next.Delay = callback.Backoff(m.Attempt, w.CallbackBackoffBase) // <= 0 means the default base
+	next.Delay = callscribe.CallbackBackoff(m.Attempt, w.CallbackBackoffBase) // <= 0 means the default base
 	log.Warn("tagDelivered attempt failed; retrying", "err", err.Error(), "nextAttempt", next.Attempt, "delay_ms", next.Delay.Milliseconds())
 	return w.Queue.Enqueue(ctx, next)
 }

@@ -166,7 +166,7 @@ func TestTransientErrorsRetryThenFailTheJob(t *testing.T) {
 	e := newEnv(t, engine)
 	e.transcription(t, "job-flaky", 5, "")
 	m := callscribe.Message{Kind: callscribe.KindTranscribe, JobID: "job-flaky"}
-	for i := 1; i <= MaxJobAttempts; i++ {
+	for i := 1; i <= callscribe.MaxJobAttempts; i++ {
 		if err := e.w.HandleMessage(context.Background(), m); err == nil {
 			t.Fatalf("attempt %d: transient error acknowledged", i)
 		}
@@ -181,8 +181,8 @@ func TestTransientErrorsRetryThenFailTheJob(t *testing.T) {
 	if j.Status != callscribe.StatusFailed || j.Error.Code != callscribe.JobErrInternal {
 		t.Fatalf("status %s error %+v", j.Status, j.Error)
 	}
-	if int(engine.calls.Load()) != MaxJobAttempts {
-		t.Fatalf("engine called %d times, want %d", engine.calls.Load(), MaxJobAttempts)
+	if int(engine.calls.Load()) != callscribe.MaxJobAttempts {
+		t.Fatalf("engine called %d times, want %d", engine.calls.Load(), callscribe.MaxJobAttempts)
 	}
 }
 
@@ -308,8 +308,8 @@ func TestTagsCallbackAbandonedAfterThreeAttempts(t *testing.T) {
 	e.tagsJob(t, "tags-2", rcv.srv.URL)
 	e.queue.Enqueue(context.Background(), callscribe.Message{Kind: callscribe.KindDerive, JobID: "tags-2"})
 	e.drain(t)
-	if rcv.count() != callback.MaxAttempts {
-		t.Fatalf("receiver saw %d attempts, want %d", rcv.count(), callback.MaxAttempts)
+	if rcv.count() != callscribe.CallbackMaxAttempts {
+		t.Fatalf("receiver saw %d attempts, want %d", rcv.count(), callscribe.CallbackMaxAttempts)
 	}
 }
 

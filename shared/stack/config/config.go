@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/callscribe/callscribe/shared/callscribe"
 	"github.com/callscribe/callscribe/shared/service/callback"
 )
 
@@ -114,8 +115,8 @@ func ConfigFromEnv() (Config, error) {
 		OpenAIChatModel:       e.str("OPENAI_CHAT_MODEL", "gpt-4o-mini"),
 		OpenAITimeout:         e.duration("OPENAI_TIMEOUT", 120*time.Second),
 		CallbackAllowHosts:    callback.ParseAllowHosts(os.Getenv("CALLBACK_ALLOW_HOSTS")),
-		CallbackBackoffBase:   e.duration("CALLBACK_BACKOFF_BASE", 2*time.Second),
-		CallbackTimeout:       e.duration("CALLBACK_TIMEOUT", callback.AttemptTimeout),
+		CallbackBackoffBase:   e.duration("CALLBACK_BACKOFF_BASE", callscribe.DefaultCallbackBackoffBase),
+		CallbackTimeout:       e.duration("CALLBACK_TIMEOUT", callscribe.CallbackAttemptTimeout),
 		LogLevel:              e.level("LOG_LEVEL", slog.LevelInfo),
 		BedrockModelID:        os.Getenv("BEDROCK_MODEL_ID"),
 		JobsTable:             os.Getenv("JOBS_TABLE"),

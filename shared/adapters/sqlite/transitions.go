@@ -1,0 +1,62 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/callscribe/callscribe/shared/callscribe"
+)
+
+// TransitionJob applies a compare-and-set status change in one write
+// transaction, releasing the job's quota when it moves to failed.
+func (s *JobStore) TransitionJob(ctx context.Context, t callscribe.Transition) (*callscribe.Job, error) {
+	var updated *callscribe.Job
+	err := s.db.inWriteTx(ctx, func(tx *sql.Tx) error {
+		job, deleted, err := getJobForUpdate(ctx, tx, t.JobID)
+		if err != nil {
+			return err
+		}
+		release, err := job.Apply(t, deleted)
+		if err != nil {
+			return err
+		}
+		if release {
+			// max(0, ...) keeps float rounding from leaving a tiny negative usage.
+			_, err := tx.ExecContext(ctx, `UPDATE quota_usage SET used_seconds = max(0, used_seconds - ?) WHERE account_id = ? AND month = ?`,
+				job.AudioSeconds, job.AccountID, job.QuotaMonth)
+			if err != nil {
+				return fmt.Errorf("sqlite: release quota of job %s: %w", t.JobID, err)
+			}
+		}
+		errJSON, err := encodeJSON(job.Error)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE jobs SET status = ?, updated_at = ?, result = ?, error = ?, attempts = ?, language = ? WHERE id = ?`,
+			string(job.Status), job.UpdatedAt.UnixNano(), nullableRaw(job.Result), errJSON, job.Attempts, job.Language, job.ID)
+		if err != nil {
+			return fmt.Errorf("sqlite: transition job %s: %w", t.JobID, err)
+		}
+		updated = job
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return updated, nil
+}
+
+func getJobForUpdate(ctx context.Context, tx *sql.Tx, id string) (job *callscribe.Job, deleted bool, err error) {
+	var deletedAt sql.NullInt64
+	row := tx.QueryRowContext(ctx, `SELECT `+jobColumns+`, deleted_at FROM jobs WHERE id = ?`, id)
+	job, err = scanJob(row, &deletedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, jobNotFound(id)
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("sqlite: read job %s: %w", id, err)
+	}
+	return job, deletedAt.Valid, nil
+}
