@@ -38,8 +38,11 @@
 // spread evenly over its span (see timedWords, the one place word times come
 // from): word starts and ends are right to the utterance, not to the word.
 // Punctuation (. , ? !) ending a word of the engine's text becomes a punctuation
-// item without times, as Transcribe writes it. The engine gives no confidence;
-// every alternative says 1.0.
+// item without times, as Transcribe writes it. The engine gives no confidence:
+// every word's alternative says 1.0 (punctuation 0.0, as Transcribe writes it).
+//
+// Config.Workers bounds how many jobs the engine runs at once; Shutdown drains
+// the queue, Close cancels what runs.
 //
 // # What it does not emulate
 //
@@ -50,7 +53,8 @@
 // (ShowSpeakerLabels), no multi-language identification, custom vocabularies,
 // language models, redaction, subtitles, tagging, job listing, call analytics or
 // streaming. Jobs are not retried after an engine error and records never
-// expire (Transcribe keeps them 90 days). Limits and quotas are not enforced.
+// expire (Transcribe keeps them 90 days). Service quotas are not enforced; the
+// one limit is 512 MiB of media per job, which is read into memory.
 package transcribe
 
 import (
