@@ -323,8 +323,10 @@ func (t *Transcriber) deleteJob(ctx context.Context, name string) {
 
 func (t *Transcriber) deleteJobStrict(ctx context.Context, name string) error {
 	_, err := t.client.DeleteTranscriptionJob(ctx, &transcribe.DeleteTranscriptionJobInput{TranscriptionJobName: aws.String(name)})
-	var nf *types.NotFoundException
-	if err != nil && !errors.As(err, &nf) {
+	// The SDK's model lists no NotFoundException for DeleteTranscriptionJob, so
+	// the answer arrives as a generic API error: match it by its code.
+	var apiErr smithy.APIError
+	if err != nil && !(errors.As(err, &apiErr) && apiErr.ErrorCode() == "NotFoundException") {
 		return apiFailure("DeleteTranscriptionJob", err)
 	}
 	return nil

@@ -556,3 +556,21 @@ func TestLanguageCode(t *testing.T) {
 		}
 	}
 }
+
+// A job already gone (an earlier delivery deleted it) is not an error: the
+// SDK types no NotFoundException for Delete, so the code decides.
+func TestDeleteOfAMissingJobIsNotAFailure(t *testing.T) {
+	e := newEnv(t, 0)
+	if err := e.tr.deleteJobStrict(t.Context(), "never-started"); err != nil {
+		t.Fatalf("deleting a missing job: %v", err)
+	}
+	if calls := e.fake.callsSoFar(); len(calls) != 1 || calls[0] != "DeleteTranscriptionJob" {
+		t.Fatalf("calls %v", calls)
+	}
+	e.fake.mu.Lock()
+	e.fake.jobs["busy"] = &fakeJob{}
+	e.fake.mu.Unlock()
+	if err := e.tr.deleteJobStrict(t.Context(), "busy"); err != nil {
+		t.Fatalf("deleting an existing job: %v", err)
+	}
+}
