@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/callscribe/callscribe/shared/callscribe"
 )
 
 // The rules below are the ones a CloudFormation linter's informational checks
@@ -184,6 +186,10 @@ func TestTemplateQueuesKeepMessagesLongEnough(t *testing.T) {
 		// keeps messages no longer than its source could drop one on arrival.
 		if dead <= main {
 			t.Errorf("%s keeps messages %d s, not longer than %s's %d s", dlq, dead, q, main)
+		}
+		redrive, _ := props(res[q])["RedrivePolicy"].(map[string]any)
+		if n, _ := redrive["maxReceiveCount"].(float64); int(n) != callscribe.QueueMaxReceives {
+			t.Errorf("%s moves a message to its dead-letter queue after %v receives, want callscribe.QueueMaxReceives (%d): the delivery after the last job attempt must still reach the worker", q, redrive["maxReceiveCount"], callscribe.QueueMaxReceives)
 		}
 		if main < 24*3600 {
 			t.Errorf("%s keeps messages %d s: less than a day drops work during an outage", q, main)

@@ -63,7 +63,9 @@ const (
 	// the message being delivered twice.
 	QueueLease = 2 * time.Minute
 	// QueueMaxReceives is how many deliveries a message gets before a failure
-	// moves it to the dead letters. It must exceed MaxJobAttempts: the
+	// moves it to the dead letters: the embedded queue's limit, the SQS
+	// queues' redrive maxReceiveCount (template.yaml, checked by its test) and
+	// the default of the queues the tests and the AWS emulation create. It must exceed MaxJobAttempts: the
 	// delivery after the last attempt is the one that fails the job with a
 	// reason, rather than leaving it processing in the dead letters.
 	QueueMaxReceives = 5

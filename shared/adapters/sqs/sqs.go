@@ -100,7 +100,7 @@ func DecodeMessage(body string) (callscribe.Message, error) {
 // QueueOptions configure the queues CreateQueues makes.
 type QueueOptions struct {
 	// MaxReceiveCount is how many receives a message gets before SQS moves it to
-	// the dead-letter queue; 3 when zero.
+	// the dead-letter queue; callscribe.QueueMaxReceives when zero.
 	MaxReceiveCount int
 	// VisibilityTimeout hides a received message from other consumers; a failed
 	// message is redelivered after it. 30 s when zero.
@@ -121,7 +121,7 @@ const DLQSuffix = "-dlq"
 // template creates them). Existing queues with the same attributes are reused.
 func CreateQueues(ctx context.Context, client *awssqs.Client, names []string, opts QueueOptions) (map[string]QueueURLs, error) {
 	if opts.MaxReceiveCount == 0 {
-		opts.MaxReceiveCount = 3
+		opts.MaxReceiveCount = callscribe.QueueMaxReceives
 	}
 	if opts.VisibilityTimeout == 0 {
 		opts.VisibilityTimeout = 30 * time.Second
