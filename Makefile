@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO    ?= go
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: run test check-generated deps deps-speech deps-aws deps-web web build test-go fuzz bench-asr bench-insights train-insights bench-api bench-coldstart bench narrowband-map narrowband-adapt lm-text word-clusters word-vectors run-aws-local deploy clean
+.PHONY: run test check-generated deps deps-speech deps-aws deps-web web build test-go fuzz bench-asr bench-insights train-insights check-model bench-api bench-coldstart bench narrowband-map narrowband-adapt lm-text word-clusters word-vectors run-aws-local deploy clean
 
 ## run: start the whole service locally on the embedded stack (SQLite, disk, in-process queue),
 ## with the web dashboard at / (built first).
@@ -89,6 +89,11 @@ word-vectors: $(WORD_VECTORS)
 ## train-insights: train the tagger's linear model on the train split, settings chosen on dev; writes shared/engines/insights/model.json.
 train-insights:
 	go run ./infra/bench/cmd/trainmodel -train testdata/insights -dev testdata/insights-dev -out shared/engines/insights/model.json
+
+## check-model: retrain model.json with the settings it records and compare it with the committed file
+## (go test -tags trainer: TestModelIsReproducible, not part of make test; see its comment).
+check-model:
+	$(GO) test -count=1 -tags trainer -run TestModelIsReproducible -timeout 60m ./shared/engines/insights/train
 
 ## bench-insights: tagger accuracy per labelled split (train, dev, test), clean text and after speech.
 bench-insights: deps-speech

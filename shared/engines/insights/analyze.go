@@ -44,10 +44,6 @@ type analysis struct {
 	source string
 	known  bool
 	cats   map[string]*catResult
-	// classes: the word classes FeatureSet.Clusters reads (experiments only;
-	// nil in the service).
-	classes WordClasses
-	vectors *WordVectors // FeatureSet.Vectors' table (experiments only)
 }
 
 func (m *model) analyze(t callscribe.Transcript) *analysis {

@@ -37,12 +37,12 @@ type FeatureSet struct {
 	// escalated" and the customer's "thanks, that fixed it"), and each
 	// speaker's last turn apart from the one before.
 	Sides bool `json:"sides,omitempty"`
-	// Clusters (experiment only, clusters.go): the word classes of the
+	// Clusters (experiment only, insights/train): the word classes of the
 	// call's words at every level ("k0:", "k1:" …) and bigrams of the finest,
 	// and in the Opening and Position groups the classes of those turns'
 	// words. Read only when the calls were prepared with a word-class table.
 	Clusters bool `json:"clusters,omitempty"`
-	// Vectors (experiment only, vectors.go): the frequency-weighted mean
+	// Vectors (experiment only, insights/train): the frequency-weighted mean
 	// word vector of the category's words, and of the opening turns
 	// (call_reason) or the last turns (the others). Read only when the calls
 	// were prepared with a table.
@@ -52,8 +52,9 @@ type FeatureSet struct {
 	// outweigh the same words early ("if this fails I'll escalate it" at the
 	// start of a call that ends fixed).
 	Late bool `json:"late,omitempty"`
-	// Offer (call_outcome): the turns around the agent's last priced offer,
-	// the customer's reply and the agent's answer to it (offer.go).
+	// Offer (call_outcome, experiment only, insights/train): the turns around
+	// the agent's last priced offer, the customer's reply and the agent's
+	// answer to it.
 	Offer bool `json:"offer,omitempty"`
 }
 
@@ -83,7 +84,12 @@ func sideOf(cat string) string {
 // features returns the named, real-valued features of one call for one
 // category. Names are prefixed by group: w: words, c: characters, e: end turns,
 // x: lexicon scores; "bias" is always 1.
-func features(a *analysis, cat string, fs FeatureSet, lex *catResult) map[string]float64 {
+//
+// It computes the groups a model file can name. The experiments' groups
+// (Clusters, Vectors, Offer) are the trainer's (insights/train); extra, nil in
+// the service, lets it add its names for a token to the Position ("e:…") and
+// Opening ("f:") groups, which are scaled to unit length with them.
+func features(a *analysis, cat string, fs FeatureSet, lex *catResult, extra func(prefix string, t *token) []string) map[string]float64 {
 	out := map[string]float64{"bias": 1}
 	side := sideOf(cat)
 	var toks []token
@@ -140,49 +146,6 @@ func features(a *analysis, cat string, fs FeatureSet, lex *catResult) map[string
 		}
 		addGroup(out, g)
 	}
-	if fs.Clusters {
-		g := map[string]bool{}
-		for i, t := range toks {
-			c, ok := a.classes.of(t.word)
-			if !ok {
-				continue
-			}
-			names := c.names("")
-			for _, n := range names {
-				g[n] = true
-			}
-			// Bigrams of the finest classes: "stop the monitoring" after
-			// training on "cancel the membership".
-			if i > 0 && toks[i-1].turn == t.turn {
-				if pc, ok := a.classes.of(toks[i-1].word); ok {
-					g[pc.names("")[0]+"_"+names[0]] = true
-				}
-			}
-		}
-		addGroup(out, g)
-	}
-	if fs.Vectors {
-		a.vectors.addMean(out, "v:", toks)
-		if cat == callscribe.CategoryCallReason {
-			open := openingTurns(a)
-			var ot []token
-			for _, t := range a.toks {
-				if open[t.turn] {
-					ot = append(ot, t)
-				}
-			}
-			a.vectors.addMean(out, "fv:", ot)
-		} else {
-			end := endTurns(a, cat)
-			var et []token
-			for _, t := range toks {
-				if _, ok := end[t.turn]; ok {
-					et = append(et, t)
-				}
-			}
-			a.vectors.addMean(out, "ev:", et)
-		}
-	}
 	if fs.Position && cat != callscribe.CategoryCallReason {
 		end := endTurns(a, cat)
 		g := map[string]bool{}
@@ -205,8 +168,10 @@ func features(a *analysis, cat string, fs FeatureSet, lex *catResult) map[string
 			if i > 0 && toks[i-1].turn == t.turn {
 				g[p+toks[i-1].stem+"_"+t.stem] = true
 			}
-			if c, ok := a.classes.of(t.word); ok && fs.Clusters {
-				g[c.names(p)[0]] = true
+			if extra != nil {
+				for _, n := range extra(p, &toks[i]) {
+					g[n] = true
+				}
 			}
 		}
 		addGroup(out, g)
@@ -222,16 +187,13 @@ func features(a *analysis, cat string, fs FeatureSet, lex *catResult) map[string
 			if i > 0 && a.toks[i-1].turn == t.turn {
 				g["f:"+a.toks[i-1].stem+"_"+t.stem] = true
 			}
-			if c, ok := a.classes.of(t.word); ok && fs.Clusters {
-				for _, n := range c.names("f:") {
+			if extra != nil {
+				for _, n := range extra("f:", &a.toks[i]) {
 					g[n] = true
 				}
 			}
 		}
 		addGroup(out, g)
-	}
-	if fs.Offer && cat == callscribe.CategoryCallOutcome {
-		offerFeatures(out, a)
 	}
 	if fs.Lexicon && lex != nil {
 		for v, s := range lex.scores {

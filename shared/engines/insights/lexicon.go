@@ -134,7 +134,7 @@ type model struct {
 	catsOrder []string
 	// linear is the trained model that decides call_reason, call_outcome and
 	// customer_sentiment (model.json); nil: the lexicon decides alone.
-	linear *linearFile
+	linear *ModelFile
 	// phonetic: a cue word of phoneticMinLen letters or more also matches a
 	// word with the same phonetic key (phoneticKey), so the speech engine's
 	// misspellings of a cue still count (lexicon.json "phonetic_match").

@@ -48,6 +48,7 @@ import (
 
 	"github.com/callscribe/callscribe/shared/callscribe"
 	"github.com/callscribe/callscribe/shared/engines/insights"
+	"github.com/callscribe/callscribe/shared/engines/insights/evalset"
 )
 
 // Targets from issue 4, set on the 48 original calls; the bench exits non-zero
@@ -70,7 +71,7 @@ const defaultSets = "testdata/insights,testdata/insights-dev,testdata/insights-t
 // split is one labelled set with the name it is reported under.
 type split struct {
 	name  string
-	calls []insights.LabelledCall
+	calls []evalset.LabelledCall
 }
 
 // splitName names a set directory: train, dev, test, test2 and test3 for the
@@ -117,7 +118,7 @@ func main() {
 			fatal("the after-speech bench needs the speech engine", err)
 		}
 		splits := load(*speechSets)
-		var all []insights.LabelledCall
+		var all []evalset.LabelledCall
 		for _, sp := range splits {
 			all = append(all, sp.calls...)
 		}
@@ -142,7 +143,7 @@ func main() {
 	}
 }
 
-func cleanText(c insights.LabelledCall) (callscribe.Transcript, error) {
+func cleanText(c evalset.LabelledCall) (callscribe.Transcript, error) {
 	return callscribe.Transcript{Text: c.Text}, nil
 }
 
@@ -152,7 +153,7 @@ func load(list string) []split {
 		if dir = strings.TrimSpace(dir); dir == "" {
 			continue
 		}
-		calls, err := insights.LoadLabelledSet(dir)
+		calls, err := evalset.LoadLabelledSet(dir)
 		if err != nil {
 			fatal("loading the labelled set "+dir, err)
 		}
@@ -164,10 +165,10 @@ func load(list string) []split {
 // targets checks issue 4's targets on the original calls of the train split
 // (the set they were set on; the result decides the exit status) and prints
 // issue 12's targets for the test splits.
-func targets(sp split, s insights.Scores, speech bool, input func(insights.LabelledCall) (callscribe.Transcript, error)) bool {
+func targets(sp split, s evalset.Scores, speech bool, input func(evalset.LabelledCall) (callscribe.Transcript, error)) bool {
 	switch sp.name {
 	case "train":
-		orig := slices.DeleteFunc(slices.Clone(sp.calls), func(c insights.LabelledCall) bool { return c.Style != "original" })
+		orig := slices.DeleteFunc(slices.Clone(sp.calls), func(c evalset.LabelledCall) bool { return c.Style != "original" })
 		if len(orig) == 0 {
 			return true
 		}
@@ -198,9 +199,9 @@ func met(got, target float64) string {
 	return "(met)"
 }
 
-func run(calls []insights.LabelledCall, input func(insights.LabelledCall) (callscribe.Transcript, error), examples int) (insights.Scores, []insights.Miss) {
+func run(calls []evalset.LabelledCall, input func(evalset.LabelledCall) (callscribe.Transcript, error), examples int) (evalset.Scores, []evalset.Miss) {
 	tagger, summarizer := insights.NewTagger(), insights.NewSummarizer()
-	var t insights.Tally
+	var t evalset.Tally
 	for i, c := range calls {
 		tr, err := input(c)
 		if err != nil {
@@ -223,7 +224,7 @@ func run(calls []insights.LabelledCall, input func(insights.LabelledCall) (calls
 	return t.Scores(), t.Misses
 }
 
-func report(title string, s insights.Scores, misses []insights.Miss, verbose bool) {
+func report(title string, s evalset.Scores, misses []evalset.Miss, verbose bool) {
 	fmt.Printf("\n== %s: %d calls ==\n", title, s.Calls)
 	fmt.Printf("  call_reason         %5.1f%%  (primary expected reason among the predicted values; top-1 %5.1f%%)\n", 100*s.ReasonHit, 100*s.ReasonTop1)
 	fmt.Printf("  call_reason values  precision %5.1f%%, recall %5.1f%%  (%.2f listed a call; the values against the labelled lists)\n", 100*s.ReasonPrecision, 100*s.ReasonRecall, s.ReasonListed)

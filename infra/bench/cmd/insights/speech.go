@@ -18,7 +18,7 @@ import (
 	"sync"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
-	"github.com/callscribe/callscribe/shared/engines/insights"
+	"github.com/callscribe/callscribe/shared/engines/insights/evalset"
 	"github.com/callscribe/callscribe/shared/engines/sphinx"
 )
 
@@ -71,9 +71,9 @@ func newSpeechPath(cache string) (*speechPath, error) {
 
 // prepare synthesises and transcribes every call in parallel, so that the
 // scoring loop only reads results.
-func (s *speechPath) prepare(calls []insights.LabelledCall) error {
+func (s *speechPath) prepare(calls []evalset.LabelledCall) error {
 	workers := max(1, runtime.NumCPU())
-	var todo []insights.LabelledCall
+	var todo []evalset.LabelledCall
 	for _, c := range calls {
 		if segs, ok := s.loadTranscript(c); ok {
 			s.segments[c.File] = segs
@@ -93,7 +93,7 @@ func (s *speechPath) prepare(calls []insights.LabelledCall) error {
 	s.engine = eng
 	fmt.Fprintf(os.Stderr, "bench-insights: synthesising and transcribing %d calls (%d cached)...\n", len(todo), s.cached)
 
-	jobs := make(chan insights.LabelledCall)
+	jobs := make(chan evalset.LabelledCall)
 	errs := make(chan error, len(todo))
 	var wg sync.WaitGroup
 	for range workers {
@@ -122,7 +122,7 @@ func (s *speechPath) prepare(calls []insights.LabelledCall) error {
 	return <-errs // nil when the channel is empty
 }
 
-func (s *speechPath) transcript(c insights.LabelledCall) (callscribe.Transcript, error) {
+func (s *speechPath) transcript(c evalset.LabelledCall) (callscribe.Transcript, error) {
 	segs, ok := s.segments[c.File]
 	if !ok {
 		return callscribe.Transcript{}, errors.New("not transcribed")
@@ -135,11 +135,11 @@ func textKey(text string) string {
 	return hex.EncodeToString(h[:8])
 }
 
-func (s *speechPath) transcriptPath(c insights.LabelledCall) string {
+func (s *speechPath) transcriptPath(c evalset.LabelledCall) string {
 	return filepath.Join(s.dir, textKey(c.Text)+"-"+s.engineID+".json")
 }
 
-func (s *speechPath) loadTranscript(c insights.LabelledCall) ([]callscribe.Segment, bool) {
+func (s *speechPath) loadTranscript(c evalset.LabelledCall) ([]callscribe.Segment, bool) {
 	b, err := os.ReadFile(s.transcriptPath(c))
 	if err != nil {
 		return nil, false
@@ -148,7 +148,7 @@ func (s *speechPath) loadTranscript(c insights.LabelledCall) ([]callscribe.Segme
 	return segs, json.Unmarshal(b, &segs) == nil
 }
 
-func (s *speechPath) transcribe(c insights.LabelledCall) ([]callscribe.Segment, error) {
+func (s *speechPath) transcribe(c evalset.LabelledCall) ([]callscribe.Segment, error) {
 	key := textKey(c.Text)
 	wav := filepath.Join(s.dir, key+".wav")
 	if _, err := os.Stat(wav); err != nil {
@@ -223,7 +223,7 @@ func lastLine(b []byte) string {
 // contamination counts the labelled set's sentences (6+ words) that occur
 // verbatim in the speech engine's in-domain LM text. A non-zero figure means the
 // after-speech score is flattered by the LM having seen the test calls.
-func contamination(calls []insights.LabelledCall) (hits, total int) {
+func contamination(calls []evalset.LabelledCall) (hits, total int) {
 	index := sphinx.NewDomainTextIndex()
 	for _, c := range calls {
 		for _, s := range sphinx.DialogueSentences(c.Text, sphinx.AnyWord, 6) {

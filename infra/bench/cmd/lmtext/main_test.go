@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/callscribe/callscribe/shared/engines/insights"
+	"github.com/callscribe/callscribe/shared/engines/insights/evalset"
 	"github.com/callscribe/callscribe/shared/engines/sphinx"
 )
 
@@ -35,19 +35,19 @@ func TestCallsTextIsCurrent(t *testing.T) {
 
 func TestExcluded(t *testing.T) {
 	cases := []struct {
-		call insights.LabelledCall
+		call evalset.LabelledCall
 		want bool
 	}{
-		{insights.LabelledCall{File: "call01.txt", Style: "original"}, true},
-		{insights.LabelledCall{File: "call24.txt", Style: "original"}, true},
-		{insights.LabelledCall{File: "call25.txt", Style: "original"}, false},
-		{insights.LabelledCall{File: "call07.txt", Style: "terse"}, true},
-		{insights.LabelledCall{File: "call007.txt", Style: "terse"}, false},
-		{insights.LabelledCall{File: "call070.txt", Style: "asr"}, true},
-		{insights.LabelledCall{File: "call070.txt", Style: "terse"}, false},
-		{insights.LabelledCall{File: "call200.txt", Style: "heated", TrainOnly: true}, false},
-		{insights.LabelledCall{File: "call704.txt", Style: "terse", TrainOnly: true}, false},
-		{insights.LabelledCall{File: "call705.txt", Style: "terse", TrainOnly: true}, true},
+		{evalset.LabelledCall{File: "call01.txt", Style: "original"}, true},
+		{evalset.LabelledCall{File: "call24.txt", Style: "original"}, true},
+		{evalset.LabelledCall{File: "call25.txt", Style: "original"}, false},
+		{evalset.LabelledCall{File: "call07.txt", Style: "terse"}, true},
+		{evalset.LabelledCall{File: "call007.txt", Style: "terse"}, false},
+		{evalset.LabelledCall{File: "call070.txt", Style: "asr"}, true},
+		{evalset.LabelledCall{File: "call070.txt", Style: "terse"}, false},
+		{evalset.LabelledCall{File: "call200.txt", Style: "heated", TrainOnly: true}, false},
+		{evalset.LabelledCall{File: "call704.txt", Style: "terse", TrainOnly: true}, false},
+		{evalset.LabelledCall{File: "call705.txt", Style: "terse", TrainOnly: true}, true},
 	}
 	for _, c := range cases {
 		if got := excluded(c.call); got != c.want {

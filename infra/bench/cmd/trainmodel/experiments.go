@@ -12,14 +12,15 @@ import (
 	"time"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
-	"github.com/callscribe/callscribe/shared/engines/insights"
+	"github.com/callscribe/callscribe/shared/engines/insights/evalset"
+	insightstrain "github.com/callscribe/callscribe/shared/engines/insights/train"
 )
 
 // speechCache reads the speech engine's transcripts of calls from
 // bench-insights' cache (.cache/bench-insights: <key>-<engine>.json, key as in
 // infra/bench/cmd/insights' textKey). It returns nil unless every call has
 // one: a partial set would score a different dev split.
-func speechCache(dir string, calls []insights.LabelledCall) map[string]callscribe.Transcript {
+func speechCache(dir string, calls []evalset.LabelledCall) map[string]callscribe.Transcript {
 	if dir == "" {
 		return nil
 	}
@@ -49,23 +50,23 @@ func speechCache(dir string, calls []insights.LabelledCall) map[string]callscrib
 	return out
 }
 
-// experiments prints the comparison of issue 12's methods (insights.Experiment).
-func experiments(train, dev []insights.LabelledCall, cache, only string, folds int, wordClassesPath, wordVectorsPath string) {
-	tr := insights.Corpus{Calls: train, Speech: speechCache(cache, train)}
-	dv := insights.Corpus{Calls: dev, Speech: speechCache(cache, dev)}
+// experiments prints the comparison of issue 12's methods (insightstrain.Experiment).
+func experiments(train, dev []evalset.LabelledCall, cache, only string, folds int, wordClassesPath, wordVectorsPath string) {
+	tr := insightstrain.Corpus{Calls: train, Speech: speechCache(cache, train)}
+	dv := insightstrain.Corpus{Calls: dev, Speech: speechCache(cache, dev)}
 	fmt.Printf("speech transcripts: train %d of %d, dev %d of %d (from %s)\n", len(tr.Speech), len(train), len(dv.Speech), len(dev), cache)
-	wc, err := insights.LoadWordClasses(wordClassesPath)
+	wc, err := insightstrain.LoadWordClasses(wordClassesPath)
 	if err != nil {
 		fmt.Printf("no word classes (%v): the word-class method is left out; make word-clusters writes them\n", err)
 		wc = nil
 	}
-	wv, err := insights.LoadWordVectors(wordVectorsPath)
+	wv, err := insightstrain.LoadWordVectors(wordVectorsPath)
 	if err != nil {
 		fmt.Printf("no word vectors (%v): the word-vector method is left out; make word-vectors writes them\n", err)
 		wv = nil
 	}
-	var methods []insights.Method
-	for _, m := range insights.ExperimentMethods(wc, wv) {
+	var methods []insightstrain.Method
+	for _, m := range insightstrain.ExperimentMethods(wc, wv) {
 		if only == "" || slices.Contains(strings.Split(only, ","), m.Name) {
 			if m.Augment && tr.Speech == nil {
 				fmt.Printf("skipping %s: no speech transcripts of the train split\n", m.Name)
@@ -75,7 +76,7 @@ func experiments(train, dev []insights.LabelledCall, cache, only string, folds i
 		}
 	}
 	start := time.Now()
-	insights.Experiment(tr, dv, methods, folds, func(s string) {
+	insightstrain.Experiment(tr, dv, methods, folds, func(s string) {
 		fmt.Printf("[%5.0fs] %s\n", time.Since(start).Seconds(), s)
 	})
 }
@@ -99,7 +100,7 @@ func saveSpeech(dir string, speech map[string]callscribe.Transcript) error {
 
 // loadSpeech reads dir/<call>.json for every call; nil when dir is empty or
 // a call has none.
-func loadSpeech(dir string, calls []insights.LabelledCall) (map[string]callscribe.Transcript, error) {
+func loadSpeech(dir string, calls []evalset.LabelledCall) (map[string]callscribe.Transcript, error) {
 	if dir == "" {
 		return nil, nil
 	}

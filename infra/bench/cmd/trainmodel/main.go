@@ -5,7 +5,7 @@
 // category's settings (feature groups, L2 penalty, the confidence gate between
 // model and lexicon) by accuracy over train and dev (testdata/insights-dev)
 // cross-validated by writer: each writer's calls held out in turn
-// (insights.SelectLinear says why). It never reads the test splits. Training
+// (insightstrain.SelectLinear says why). It never reads the test splits. Training
 // is deterministic: the same inputs give the same bytes, which
 // TestModelIsReproducible checks.
 //
@@ -18,7 +18,7 @@
 // -save-dev-speech), then by the dev log-likelihood.
 //
 // -retrain skips the search and refits with the settings recorded in -out.
-// -experiments compares issue 12's methods (insights.ExperimentMethods) on dev,
+// -experiments compares issue 12's methods (insightstrain.ExperimentMethods) on dev,
 // clean and after speech (from bench-insights' cache), and by cross-validation
 // over train+dev; it writes nothing.
 package main
@@ -29,6 +29,8 @@ import (
 	"os"
 
 	"github.com/callscribe/callscribe/shared/engines/insights"
+	"github.com/callscribe/callscribe/shared/engines/insights/evalset"
+	insightstrain "github.com/callscribe/callscribe/shared/engines/insights/train"
 )
 
 func main() {
@@ -37,7 +39,7 @@ func main() {
 	out := flag.String("out", "shared/engines/insights/model.json", "where to write the model")
 	retrain := flag.Bool("retrain", false, "refit with the settings recorded in -out instead of searching")
 	exp := flag.Bool("experiments", false, "compare issue 12's methods on dev and by cross-validation over train+dev (writes nothing)")
-	only := flag.String("methods", "", "with -experiments: the methods to run, comma-separated (default all: "+insights.MethodNames(insights.ExperimentMethods(insights.WordClasses{}, &insights.WordVectors{}))+")")
+	only := flag.String("methods", "", "with -experiments: the methods to run, comma-separated (default all: "+insightstrain.MethodNames(insightstrain.ExperimentMethods(insightstrain.WordClasses{}, &insightstrain.WordVectors{}))+")")
 	wordClasses := flag.String("word-clusters", ".cache/wordclusters.txt", "with -experiments: the word classes of the shipped+clusters method (make word-clusters writes them; that method is left out without the file)")
 	wordVectors := flag.String("word-vectors", ".cache/wordvectors.bin", "with -experiments: the word vectors of the shipped+vectors method (make word-vectors writes them; that method is left out without the file)")
 	cache := flag.String("speech-cache", ".cache/bench-insights", "with -experiments: bench-insights' cache of speech-engine transcripts")
@@ -46,12 +48,12 @@ func main() {
 	saveDevSpeech := flag.Bool("save-dev-speech", false, "write the dev calls' transcripts from -speech-cache to -dev-speech and exit")
 	flag.Parse()
 
-	train, err := insights.LoadLabelledSet(*trainDir)
+	train, err := evalset.LoadLabelledSet(*trainDir)
 	if err != nil {
 		fatal(err)
 	}
 	if *saveDevSpeech {
-		dev, err := insights.LoadLabelledSet(*devDir)
+		dev, err := evalset.LoadLabelledSet(*devDir)
 		if err != nil {
 			fatal(err)
 		}
@@ -66,7 +68,7 @@ func main() {
 		return
 	}
 	if *exp {
-		dev, err := insights.LoadLabelledSet(*devDir)
+		dev, err := evalset.LoadLabelledSet(*devDir)
 		if err != nil {
 			fatal(err)
 		}
@@ -83,7 +85,7 @@ func main() {
 			fatal(err)
 		}
 	} else {
-		dev, err := insights.LoadLabelledSet(*devDir)
+		dev, err := evalset.LoadLabelledSet(*devDir)
 		if err != nil {
 			fatal(err)
 		}
@@ -91,14 +93,14 @@ func main() {
 		if err != nil {
 			fatal(fmt.Errorf("the dev calls' speech transcripts: %w (go run ./infra/bench/cmd/trainmodel -save-dev-speech writes them from bench-insights' cache)", err))
 		}
-		var report []insights.Alternative
-		configs, report = insights.SelectLinear(train, dev, devSpeech)
+		var report []insightstrain.Alternative
+		configs, report = insightstrain.SelectLinear(train, dev, devSpeech)
 		fmt.Printf("trained on %d calls (%s), chosen by cross-validation over train+dev by writer (ties: the %d dev calls of %s, then after speech from %s, then dev log-likelihood); best per feature set:\n", len(train), *trainDir, len(dev), *devDir, *devSpeechDir)
 		for _, a := range report {
 			fmt.Println(" ", a)
 		}
 	}
-	b, err := insights.TrainLinear(train, configs)
+	b, err := insightstrain.TrainLinear(train, configs)
 	if err != nil {
 		fatal(err)
 	}

@@ -1,4 +1,4 @@
-package insights
+package evalset
 
 import (
 	"os"
@@ -20,7 +20,7 @@ import (
 // agreement falls below the floors under the recorded figures, i.e. when the
 // labels of these calls are edited away from what a second reader sees.
 func TestSecondAnnotator(t *testing.T) {
-	b, err := os.ReadFile("../../../testdata/second-annotator.tsv")
+	b, err := os.ReadFile("../../../../testdata/second-annotator.tsv")
 	if err != nil {
 		t.Fatal(err)
 	}

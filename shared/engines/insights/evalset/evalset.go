@@ -1,4 +1,8 @@
-package insights
+// Package evalset reads the tagger's labelled calls (the train, dev and test
+// splits of testdata) and scores tags and summaries against them: what the
+// benches, the trainer (insights/train) and the accuracy tests read; the
+// service does not.
+package evalset
 
 import (
 	"encoding/json"
@@ -8,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
+	"github.com/callscribe/callscribe/shared/engines/insights"
 )
 
 // LabelledCall is one call of a labelled set (testdata/insights is the train
@@ -78,7 +83,7 @@ func LoadLabelledSet(dir string) ([]LabelledCall, error) {
 //     listed; ReasonListed is the values listed a call. ReasonHit alone would
 //     reward listing more values; these show what the list costs.
 //   - Sentiment, Outcome: exact match of the single value.
-//   - Topic, OutcomeStated: the summary measures (summaryscore.go), over the
+//   - Topic, OutcomeStated: the summary measures (insights/summaryscore.go), over the
 //     Summaries calls whose summary was added (AddSummary): the topic names the
 //     primary reason first; the summary contains the labelled outcome's sentence.
 type Scores struct {
@@ -106,8 +111,8 @@ func ScoreCall(c LabelledCall, tags map[string][]string) (reasonHit, reasonTop1,
 	got := tags[callscribe.CategoryCallReason]
 	reasonHit = slices.Contains(got, c.CallReason[0])
 	reasonTop1 = len(got) > 0 && got[0] == c.CallReason[0]
-	sentiment = first(tags[callscribe.CategoryCustomerSentiment], "") == c.CustomerSentiment
-	outcome = first(tags[callscribe.CategoryCallOutcome], "") == c.CallOutcome
+	sentiment = firstOf(tags[callscribe.CategoryCustomerSentiment]) == c.CustomerSentiment
+	outcome = firstOf(tags[callscribe.CategoryCallOutcome]) == c.CallOutcome
 	if !reasonHit {
 		misses = append(misses, Miss{c.File, callscribe.CategoryCallReason, c.CallReason[0], got})
 	}
@@ -124,7 +129,7 @@ func ScoreCall(c LabelledCall, tags map[string][]string) (reasonHit, reasonTop1,
 type Tally struct {
 	n, top1, sent, out  int
 	sums, topic, stated int
-	reasons             listScore // its primary count is the reason hit rate
+	reasons             ListScore // its primary count is the reason hit rate
 	Misses              []Miss
 }
 
@@ -133,12 +138,12 @@ type Tally struct {
 // "topic" or "summary_outcome".
 func (t *Tally) AddSummary(c LabelledCall, topic, summary string) {
 	t.sums++
-	if TopicNamesReason(topic, c.CallReason[0]) {
+	if insights.TopicNamesReason(topic, c.CallReason[0]) {
 		t.topic++
 	} else {
 		t.Misses = append(t.Misses, Miss{c.File, "topic", c.CallReason[0], []string{topic}})
 	}
-	if OutcomeStated(summary, c.CallOutcome) {
+	if insights.OutcomeStated(summary, c.CallOutcome) {
 		t.stated++
 	} else {
 		t.Misses = append(t.Misses, Miss{c.File, "summary_outcome", c.CallOutcome, []string{summary}})
@@ -152,7 +157,7 @@ func (t *Tally) Add(c LabelledCall, tags map[string][]string) {
 	t.top1 += b2i(top1)
 	t.sent += b2i(sent)
 	t.out += b2i(out)
-	t.reasons.add(tags[callscribe.CategoryCallReason], c.CallReason)
+	t.reasons.Add(tags[callscribe.CategoryCallReason], c.CallReason)
 	t.Misses = append(t.Misses, misses...)
 }
 
@@ -170,17 +175,17 @@ func (t *Tally) Scores() Scores {
 	return s
 }
 
-// listScore compares the values listed for calls with their labelled lists
+// ListScore compares the values listed for calls with their labelled lists
 // (call_reason's), summed over calls: the bench's precision and recall, and
 // the F1 by which SelectLinear chooses how secondary reasons are listed.
-type listScore struct {
+type ListScore struct {
 	calls, listed, labelled int
 	right                   int // listed values that are labelled
 	primary                 int // calls whose first labelled value is listed
 }
 
-// add scores one call's listed values against its labelled ones.
-func (s *listScore) add(listed, labelled []string) {
+// Add scores one call's listed values against its labelled ones.
+func (s *ListScore) Add(listed, labelled []string) {
 	s.calls++
 	s.listed += len(listed)
 	s.labelled += len(labelled)
@@ -201,11 +206,12 @@ func ratio(a, b int) float64 {
 	return float64(a) / float64(b)
 }
 
-func (s listScore) precision() float64 { return ratio(s.right, s.listed) }
-func (s listScore) recall() float64    { return ratio(s.right, s.labelled) }
-func (s listScore) perCall() float64   { return ratio(s.listed, s.calls) }
+func (s ListScore) precision() float64 { return ratio(s.right, s.listed) }
+func (s ListScore) recall() float64    { return ratio(s.right, s.labelled) }
+func (s ListScore) perCall() float64   { return ratio(s.listed, s.calls) }
 
-func (s listScore) f1() float64 {
+// F1 is the harmonic mean of precision and recall.
+func (s ListScore) F1() float64 {
 	p, r := s.precision(), s.recall()
 	if p+r == 0 {
 		return 0
@@ -213,9 +219,10 @@ func (s listScore) f1() float64 {
 	return 2 * p * r / (p + r)
 }
 
-func (s listScore) String() string {
+// String is the score as the training log prints it.
+func (s ListScore) String() string {
 	return fmt.Sprintf("F1 %.3f (precision %.3f, recall %.3f, %.2f a call, primary among them %.1f%%)",
-		s.f1(), s.precision(), s.recall(), s.perCall(), 100*ratio(s.primary, s.calls))
+		s.F1(), s.precision(), s.recall(), s.perCall(), 100*ratio(s.primary, s.calls))
 }
 
 func b2i(b bool) int {
@@ -223,4 +230,12 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// firstOf is a list's first value, "" when it is empty.
+func firstOf(vals []string) string {
+	if len(vals) > 0 {
+		return vals[0]
+	}
+	return ""
 }

@@ -1,4 +1,4 @@
-package insights
+package train
 
 import (
 	"encoding/binary"
@@ -6,9 +6,11 @@ import (
 	"math"
 	"os"
 	"strconv"
+
+	"github.com/callscribe/callscribe/shared/engines/insights"
 )
 
-// Word vectors (FeatureSet.Vectors), an experiment of issue 12's fifth round
+// Word vectors (insights.FeatureSet.Vectors), an experiment of issue 12's fifth round
 // (README.md).
 //
 // A model fitted on a few hundred calls knows only the words those calls
@@ -86,14 +88,14 @@ func parseWordVectors(b []byte) (*WordVectors, error) {
 
 // addMean adds to out, under prefix p, the unit-length weighted mean vector
 // of the tokens' words; nothing when none of them is in the table.
-func (wv *WordVectors) addMean(out map[string]float64, p string, toks []token) {
+func (wv *WordVectors) addMean(out map[string]float64, p string, toks []insights.Token) {
 	if wv == nil {
 		return
 	}
 	sum := make([]float64, wv.dims)
 	found := false
 	for _, t := range toks {
-		i, ok := wv.index[t.word]
+		i, ok := wv.index[t.Word]
 		if !ok {
 			continue
 		}

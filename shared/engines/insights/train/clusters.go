@@ -1,4 +1,4 @@
-package insights
+package train
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// Word classes (FeatureSet.Clusters), an experiment of issue 12's fifth
+// Word classes (insights.FeatureSet.Clusters), an experiment of issue 12's fifth
 // round (README.md): every word of a large general vocabulary belongs to a
 // class of words that pre-trained word vectors put close together, each class
 // to a coarser one, and so on for a few levels (infra/bench/cmd/wordclusters

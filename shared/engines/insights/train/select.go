@@ -1,4 +1,4 @@
-package insights
+package train
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
+	"github.com/callscribe/callscribe/shared/engines/insights"
+	"github.com/callscribe/callscribe/shared/engines/insights/evalset"
 )
 
 // The settings searched by SelectLinear, in order (ties keep the first).
@@ -39,7 +41,7 @@ const (
 // calls at v7's λ), and without it the model read "I'll have to escalate it
 // if this fails" at the start of a call that ends fixed as escalated
 // (TestOutcomeWeightsTheEnd).
-func extension(cat string, fs FeatureSet) FeatureSet {
+func extension(cat string, fs insights.FeatureSet) insights.FeatureSet {
 	switch cat {
 	case callscribe.CategoryCallReason:
 		fs.Opening = true
@@ -52,18 +54,18 @@ func extension(cat string, fs FeatureSet) FeatureSet {
 // searchFeatureSets are the feature sets tried for a category: the full set
 // and the full set without the lexicon's scores, each with the category's
 // extension.
-func searchFeatureSets(cat string) []FeatureSet {
-	full := FeatureSet{Words: true, Chars: true, Lexicon: true, Position: cat != callscribe.CategoryCallReason}
+func searchFeatureSets(cat string) []insights.FeatureSet {
+	full := insights.FeatureSet{Words: true, Chars: true, Lexicon: true, Position: cat != callscribe.CategoryCallReason}
 	noLex := full
 	noLex.Lexicon = false
-	return []FeatureSet{extension(cat, full), extension(cat, noLex)}
+	return []insights.FeatureSet{extension(cat, full), extension(cat, noLex)}
 }
 
 // Alternative is one setting tried for a category with its dev accuracy.
 type Alternative struct {
 	Category string
 	Method   string // lexicon, model, blend
-	Config   LinearConfig
+	Config   insights.LinearConfig
 	// CV: accuracy over train+dev cross-validated by writer (writerFolds),
 	// scored on the calls written after the lexicon: what SelectLinear
 	// chooses by.
@@ -95,10 +97,10 @@ func devAccuracy(cat string, dev *prepared, cls []string, probs [][]float64, gat
 	hit := 0
 	for i, a := range dev.an {
 		var p []float64
-		if probs != nil && len(a.toks) >= minWords {
+		if probs != nil && a.Words() >= minWords {
 			p = probs[i]
 		}
-		sel, _ := combine(cat, a.cats[cat].selected, cls, p, gate, nil)
+		sel, _ := insights.Combine(cat, a.LexiconValues(cat), cls, p, gate, nil)
 		want := label(dev.calls[i], cat)
 		if len(sel) == 0 {
 			sel = []string{tc.Default}
@@ -134,11 +136,11 @@ func devAccuracy(cat string, dev *prepared, cls []string, probs [][]float64, gat
 // test split (testdata/insights-test2) was read at all. It returns the chosen
 // settings and every alternative tried, best per feature set and method, for
 // the report.
-func SelectLinear(train, devCalls []LabelledCall, devSpeech map[string]callscribe.Transcript) (map[string]LinearConfig, []Alternative) {
+func SelectLinear(train, devCalls []evalset.LabelledCall, devSpeech map[string]callscribe.Transcript) (map[string]insights.LinearConfig, []Alternative) {
 	tr, dev := prepare(train), prepare(devCalls)
 	var devS *prepared
 	if len(devSpeech) == len(devCalls) {
-		devS = prepareWith(lexiconOnly, devCalls, devSpeech)
+		devS = prepareWith(false, devCalls, devSpeech)
 	}
 	minWords := tr.minWords()
 	all := tr.concat(dev)
@@ -157,7 +159,7 @@ func SelectLinear(train, devCalls []LabelledCall, devSpeech map[string]callscrib
 	lexiconCV := func(cat string) float64 {
 		hit := 0
 		for i, a := range all.an {
-			if all.calls[i].Style != "original" && firstValue(cat, a.cats[cat].selected, nil, nil, gateLexicon) == label(all.calls[i], cat) {
+			if all.calls[i].Style != "original" && firstValue(cat, a.LexiconValues(cat), nil, nil, gateLexicon) == label(all.calls[i], cat) {
 				hit++
 			}
 		}
@@ -169,17 +171,17 @@ func SelectLinear(train, devCalls []LabelledCall, devSpeech map[string]callscrib
 		}
 		return accuracy(cat, devS, cls, probs, gate, minWords)
 	}
-	chosen := map[string]LinearConfig{}
+	chosen := map[string]insights.LinearConfig{}
 	var report []Alternative
-	for _, cat := range LinearCategories {
-		lex := Alternative{Category: cat, Method: "lexicon", Config: LinearConfig{Gate: gateLexicon},
+	for _, cat := range insights.LinearCategories {
+		lex := Alternative{Category: cat, Method: "lexicon", Config: insights.LinearConfig{Gate: gateLexicon},
 			Dev: devAccuracy(cat, dev, nil, nil, gateLexicon, 0), DevSpeech: speechAcc(cat, nil, nil, gateLexicon), CV: lexiconCV(cat), DevLL: math.Inf(-1)}
 		report = append(report, lex)
 		best := lex
 		for _, fs := range searchFeatureSets(cat) {
 			bestModel, bestBlend := Alternative{CV: -1}, Alternative{CV: -1}
 			for _, lambda := range searchLambdas {
-				cfg := LinearConfig{Features: fs, Lambda: lambda, Iterations: trainIterations, MinDF: trainMinDF}
+				cfg := insights.LinearConfig{Features: fs, Lambda: lambda, Iterations: trainIterations, MinDF: trainMinDF}
 				cvHits := crossValidate(cat, cfg, all, nil, folds)
 				m := tr.fit(cat, cfg)
 				probs, ll := predict(m, dev, cat)
@@ -229,38 +231,38 @@ var (
 )
 
 // chooseSecondary (call_reason, the one category with lists) picks the
-// SecondaryRule whose lists best match the labelled reason lists (F1 over the
+// insights.SecondaryRule whose lists best match the labelled reason lists (F1 over the
 // values, every held-out call scored once) given the cross-validated
 // probabilities of the chosen model; ties keep the first in search order. It
 // returns nil (the lexicon's other values) when no rule beats that, and the
 // report lines of the rule without and with it.
-func chooseSecondary(cat string, all *prepared, folds foldPlan, probs [][]float64, gate float64) (*SecondaryRule, []string) {
+func chooseSecondary(cat string, all *prepared, folds foldPlan, probs [][]float64, gate float64) (*insights.SecondaryRule, []string) {
 	classes := classesOf(cat)
-	score := func(rule *SecondaryRule) listScore {
-		var s listScore
+	score := func(rule *insights.SecondaryRule) evalset.ListScore {
+		var s evalset.ListScore
 		for i, c := range all.calls {
 			if folds.Of[i] < 0 || c.Style == "original" {
 				continue
 			}
-			sel, _ := combine(cat, all.an[i].cats[cat].selected, classes, probs[i], gate, rule)
+			sel, _ := insights.Combine(cat, all.an[i].LexiconValues(cat), classes, probs[i], gate, rule)
 			if len(sel) == 0 {
 				tc, _ := callscribe.TaxonomyCategoryNamed(cat)
 				sel = []string{tc.Default}
 			}
-			s.add(sel, c.CallReason)
+			s.Add(sel, c.CallReason)
 		}
 		return s
 	}
 	legacy := score(nil)
-	var best *SecondaryRule
+	var best *insights.SecondaryRule
 	bestScore := legacy
 	for _, m := range secondaryMins {
 		for _, l := range secondaryLexiconMins {
 			if l > m {
 				continue
 			}
-			r := &SecondaryRule{Min: m, LexiconMin: l}
-			if s := score(r); s.f1() > bestScore.f1() {
+			r := &insights.SecondaryRule{Min: m, LexiconMin: l}
+			if s := score(r); s.F1() > bestScore.F1() {
 				best, bestScore = r, s
 			}
 		}

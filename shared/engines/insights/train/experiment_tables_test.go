@@ -1,4 +1,4 @@
-package insights
+package train
 
 import (
 	"encoding/binary"
@@ -11,6 +11,14 @@ import (
 	"testing"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
+	"github.com/callscribe/callscribe/shared/engines/insights"
+	"github.com/callscribe/callscribe/shared/engines/insights/evalset"
+)
+
+// The labelled splits the trainer reads.
+const (
+	trainDir = "../../../../testdata/insights"
+	devDir   = "../../../../testdata/insights-dev"
 )
 
 const sampleClasses = `# comment
@@ -62,11 +70,10 @@ func TestLoadWordClasses(t *testing.T) {
 // only when the calls carry a table, and the opening turns get their own.
 func TestClusterFeatures(t *testing.T) {
 	wc := parseWordClasses(sampleClasses)
-	fs := FeatureSet{Words: true, Opening: true, Clusters: true}
+	fs := insights.FeatureSet{Words: true, Opening: true, Clusters: true}
 	call := func(text string, table WordClasses) map[string]float64 {
-		a := lexiconOnly.analyzeLexicon(callscribe.Transcript{Text: text})
-		a.classes = table
-		return features(a, callscribe.CategoryCallReason, fs, nil)
+		p := &prepared{classes: table}
+		return p.featuresOf(insights.ReadCall(callscribe.Transcript{Text: text}, false), callscribe.CategoryCallReason, fs)
 	}
 	x := call("Agent: Hello.\nUser: I want to postpone my subscription.", wc)
 	for _, f := range []string{"k0:7", "k1:2", "k2:1", "k0:7_k0:0", "f:k0:7", "f:k0:9", "w:postpon"} {
@@ -92,23 +99,6 @@ func keysOf(m map[string]float64) []string {
 	}
 	slices.Sort(k)
 	return k
-}
-
-// The service embeds no word classes or vectors, so a model file that reads
-// them must not load.
-func TestModelFileWithWordClassesIsRejected(t *testing.T) {
-	b := []byte(`{"version":"2","categories":{"call_reason":{"classes":["billing","other"],"features":{"words":true,"clusters":true},"weights":{"bias":[0,0]}}}}`)
-	if _, err := parseLinear(b); err == nil || !strings.Contains(err.Error(), "word classes") {
-		t.Fatalf("parseLinear = %v, want the word-classes refusal", err)
-	}
-	vec := strings.Replace(string(b), `"clusters":true`, `"vectors":true`, 1)
-	if _, err := parseLinear([]byte(vec)); err == nil || !strings.Contains(err.Error(), "word vectors") {
-		t.Fatalf("parseLinear = %v, want the word-vectors refusal", err)
-	}
-	ok := strings.Replace(string(b), `,"clusters":true`, "", 1)
-	if _, err := parseLinear([]byte(ok)); err != nil {
-		t.Fatalf("the same file without clusters: %v", err)
-	}
 }
 
 // tableBytes writes a word-vector table in wordvectors' format.
@@ -151,17 +141,17 @@ func TestParseWordVectors(t *testing.T) {
 	// The mean: "the" (rank 1) weighs 1/101 of itself, "refund" (rank 2)
 	// 2/102; the sum is scaled to unit length; words outside add nothing.
 	out := map[string]float64{}
-	a := lexiconOnly.analyzeLexicon(callscribe.Transcript{Text: "User: the refund, Zanzibar"})
-	wv.addMean(out, "v:", a.toks)
+	a := insights.ReadCall(callscribe.Transcript{Text: "User: the refund, Zanzibar"}, false)
+	wv.addMean(out, "v:", a.Tokens(""))
 	wThe, wRefund := 1.0/101, 2.0/102
 	n := math.Hypot(wThe, wRefund)
 	if math.Abs(out["v:0"]-wThe/n) > 1e-9 || math.Abs(out["v:1"]-wRefund/n) > 1e-9 {
 		t.Fatalf("mean = %v, want [%v %v]", out, wThe/n, wRefund/n)
 	}
 	none := map[string]float64{}
-	wv.addMean(none, "v:", lexiconOnly.analyzeLexicon(callscribe.Transcript{Text: "User: Zanzibar"}).toks)
+	wv.addMean(none, "v:", insights.ReadCall(callscribe.Transcript{Text: "User: Zanzibar"}, false).Tokens(""))
 	var nilTable *WordVectors
-	nilTable.addMean(none, "v:", a.toks)
+	nilTable.addMean(none, "v:", a.Tokens(""))
 	if len(none) != 0 {
 		t.Fatalf("features without known words or table: %v", none)
 	}
@@ -177,7 +167,7 @@ func TestOfferFeatures(t *testing.T) {
 		"User: That's a good deal. Let's upgrade.\n" +
 		"Agent: Done, the kit arrives Friday.\n" +
 		"User: Lovely, thank you."
-	a := lexiconOnly.analyzeLexicon(callscribe.Transcript{Text: call})
+	a := insights.ReadCall(callscribe.Transcript{Text: call}, false)
 	if got := pricedTurns(a); len(got) != 1 || !got[0] {
 		t.Fatalf("priced turns = %v, want the first", got)
 	}
@@ -197,12 +187,12 @@ func TestOfferFeatures(t *testing.T) {
 		"Agent: It arrives in three days.\nUser: Ok.": 0,
 		"User: I pay ten pounds a month.\nAgent: Ok.": 0, // the customer's price is no offer
 	} {
-		if got := pricedTurns(lexiconOnly.analyzeLexicon(callscribe.Transcript{Text: text})); len(got) != want {
+		if got := pricedTurns(insights.ReadCall(callscribe.Transcript{Text: text}, false)); len(got) != want {
 			t.Errorf("%q: %d priced turns, want %d", text, len(got), want)
 		}
 	}
 	none := map[string]float64{}
-	offerFeatures(none, lexiconOnly.analyzeLexicon(callscribe.Transcript{Text: "Agent: Hello.\nUser: My router is broken."}))
+	offerFeatures(none, insights.ReadCall(callscribe.Transcript{Text: "Agent: Hello.\nUser: My router is broken."}, false))
 	if len(none) != 0 {
 		t.Errorf("features without an offer: %v", none)
 	}
@@ -234,7 +224,7 @@ func TestBetterBreaksTiesInOrder(t *testing.T) {
 // writerFolds holds out whole writers: a fold is one writer's calls, the
 // original calls are in no fold, and no writer is split across folds.
 func TestWriterFolds(t *testing.T) {
-	calls := []LabelledCall{
+	calls := []evalset.LabelledCall{
 		{File: "a", Style: "original"},
 		{File: "b", Style: "terse", Writer: "w2"},
 		{File: "c", Style: "asr", Writer: "w1"},
@@ -247,13 +237,13 @@ func TestWriterFolds(t *testing.T) {
 	}
 	// Past maxWriterFolds writers, writers are dealt round the folds in
 	// name order: a writer's calls stay together, every fold is used.
-	var many []LabelledCall
+	var many []evalset.LabelledCall
 	for w := 0; w < maxWriterFolds+3; w++ {
 		for range 2 {
-			many = append(many, LabelledCall{Style: "terse", Writer: fmt.Sprintf("w%02d", w)})
+			many = append(many, evalset.LabelledCall{Style: "terse", Writer: fmt.Sprintf("w%02d", w)})
 		}
 	}
-	many = append(many, LabelledCall{Style: "original"}, LabelledCall{Style: "terse"})
+	many = append(many, evalset.LabelledCall{Style: "original"}, evalset.LabelledCall{Style: "terse"})
 	g := writerFolds(many)
 	if g.N != maxWriterFolds {
 		t.Fatalf("%d writers: N = %d, want %d", maxWriterFolds+3, g.N, maxWriterFolds)
@@ -290,7 +280,7 @@ func TestWriterFolds(t *testing.T) {
 func TestEveryCallHasAWriter(t *testing.T) {
 	writers := map[string]int{}
 	for _, dir := range []string{trainDir, devDir} {
-		calls, err := LoadLabelledSet(dir)
+		calls, err := evalset.LoadLabelledSet(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -311,38 +301,6 @@ func TestEveryCallHasAWriter(t *testing.T) {
 	}
 }
 
-// combine lists call_reason's secondary values by the model's probabilities
-// when the model has a SecondaryRule, the lexicon's other values without one.
-func TestCombineSecondaryReasons(t *testing.T) {
-	reason := callscribe.CategoryCallReason
-	classes := []string{"billing", "refund", "complaint", "fraud_report", "other"}
-	rule := &SecondaryRule{Min: 0.2, LexiconMin: 0.05}
-	for _, c := range []struct {
-		name string
-		lex  []string
-		p    []float64
-		rule *SecondaryRule
-		want []string
-	}{
-		{"runners-up at Min, most probable first", nil, []float64{0.5, 0.21, 0.25, 0.04, 0}, rule, []string{"billing", "complaint", "refund"}},
-		{"below Min only with the lexicon", []string{"fraud_report"}, []float64{0.6, 0.15, 0.19, 0.06, 0}, rule, []string{"billing", "fraud_report"}},
-		{"the lexicon alone is not enough", []string{"fraud_report", "refund"}, []float64{0.7, 0.02, 0.2, 0.01, 0.07}, rule, []string{"billing", "complaint"}},
-		{"at most three", []string{"fraud_report"}, []float64{0.3, 0.22, 0.23, 0.25, 0}, rule, []string{"billing", "fraud_report", "complaint"}},
-		{"other never accompanies a reason", nil, []float64{0.5, 0.05, 0.05, 0, 0.4}, rule, []string{"billing"}},
-		{"other first stands alone", []string{"refund"}, []float64{0.1, 0.3, 0, 0, 0.6}, rule, []string{"other"}},
-		{"without a rule: the lexicon's others", []string{"refund", "other", "complaint", "fraud_report"}, []float64{0.7, 0.01, 0.01, 0.01, 0.27}, nil, []string{"billing", "refund", "complaint"}},
-	} {
-		got, byModel := combine(reason, c.lex, classes, c.p, 0, c.rule)
-		if !byModel || !slices.Equal(got, c.want) {
-			t.Errorf("%s: combine = %v (by model %v), want %v", c.name, got, byModel, c.want)
-		}
-	}
-	// Below the gate the lexicon decides, its list unchanged.
-	if got, byModel := combine(reason, []string{"refund", "complaint"}, classes, []float64{0.4, 0.3, 0.3, 0, 0}, 0.5, rule); byModel || !slices.Equal(got, []string{"refund", "complaint"}) {
-		t.Errorf("below the gate: combine = %v (by model %v), want the lexicon's [refund complaint]", got, byModel)
-	}
-}
-
 // chooseSecondary picks the rule whose lists match the labelled ones best,
 // and keeps the lexicon's rule when nothing beats it.
 func TestChooseSecondary(t *testing.T) {
@@ -357,10 +315,10 @@ func TestChooseSecondary(t *testing.T) {
 	// Half the calls carry a secondary reason the model gives 0.3 and the
 	// lexicon misses; the other half have none, and the model's runner-up
 	// there has 0.12: a rule admitting 0.25 to 0.3 lists exactly the labels.
-	var calls []LabelledCall
+	var calls []evalset.LabelledCall
 	var probs [][]float64
 	for i := range 8 {
-		c := LabelledCall{File: fmt.Sprint(i), Style: "terse", Writer: "w" + fmt.Sprint(i%2), CallReason: []string{"billing"}}
+		c := evalset.LabelledCall{File: fmt.Sprint(i), Style: "terse", Writer: "w" + fmt.Sprint(i%2), CallReason: []string{"billing"}}
 		if i%2 == 0 {
 			c.CallReason = append(c.CallReason, "refund")
 			probs = append(probs, probsFor("billing", "refund", 0.3))
@@ -384,43 +342,5 @@ func TestChooseSecondary(t *testing.T) {
 	}
 	if rule, notes := chooseSecondary(reason, prepare(calls), writerFolds(calls), probs, 0); rule != nil {
 		t.Errorf("without secondary labels chooseSecondary = %+v, want nil (the lexicon's rule); report %q", rule, notes)
-	}
-}
-
-// A model file's secondary rule must be call_reason's and well ordered.
-func TestModelFileSecondaryRuleIsChecked(t *testing.T) {
-	for _, c := range []struct {
-		name, cat, rule string
-		ok              bool
-	}{
-		{"call_reason's rule", "call_reason", `{"min":0.2,"lexicon_min":0.1}`, true},
-		{"another category's", "call_outcome", `{"min":0.2,"lexicon_min":0.1}`, false},
-		{"lexicon_min above min", "call_reason", `{"min":0.2,"lexicon_min":0.3}`, false},
-		{"min zero lists everything", "call_reason", `{"min":0,"lexicon_min":0}`, false},
-	} {
-		b := []byte(`{"version":"t","categories":{"` + c.cat + `":{"classes":[],"weights":{},"secondary":` + c.rule + `}}}`)
-		if _, err := parseLinear(b); (err == nil) != c.ok {
-			t.Errorf("%s: parseLinear error %v, want ok %v", c.name, err, c.ok)
-		}
-	}
-}
-
-// The bench's reason-list figures: precision over the listed values,
-// recall over the labelled ones, values listed a call; the hit rate counts
-// the primary anywhere in the list.
-func TestTallyScoresReasonLists(t *testing.T) {
-	var tally Tally
-	calls := []LabelledCall{
-		{File: "a", CallReason: []string{"billing", "refund"}, CustomerSentiment: "neutral", CallOutcome: "resolved"},
-		{File: "b", CallReason: []string{"delivery"}, CustomerSentiment: "neutral", CallOutcome: "resolved"},
-	}
-	tally.Add(calls[0], map[string][]string{callscribe.CategoryCallReason: {"refund", "billing", "complaint"}})
-	tally.Add(calls[1], map[string][]string{callscribe.CategoryCallReason: {"order_status"}})
-	s := tally.Scores()
-	if s.ReasonPrecision != 0.5 || s.ReasonRecall != 2.0/3 || s.ReasonListed != 2 || s.ReasonHit != 0.5 || s.ReasonTop1 != 0 {
-		t.Errorf("precision %v, recall %v, listed %v, hit %v, top-1 %v; want 0.5, 2/3, 2, 0.5, 0", s.ReasonPrecision, s.ReasonRecall, s.ReasonListed, s.ReasonHit, s.ReasonTop1)
-	}
-	if (&Tally{}).Scores().ReasonPrecision != 0 {
-		t.Error("an empty tally has no precision")
 	}
 }

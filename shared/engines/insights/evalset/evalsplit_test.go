@@ -1,4 +1,4 @@
-package insights
+package evalset
 
 import (
 	"bufio"
@@ -21,15 +21,15 @@ import (
 // below, so nobody can move a call between splits after seeing a score.
 
 const (
-	trainDir = "../../../testdata/insights"
-	devDir   = "../../../testdata/insights-dev"
-	testDir  = "../../../testdata/insights-test"
+	trainDir = "../../../../testdata/insights"
+	devDir   = "../../../../testdata/insights-dev"
+	testDir  = "../../../../testdata/insights-test"
 	// test2Dir is the second test split (sixth round), written after the first
 	// was spent and frozen before anything was chosen; outside the seeded split.
-	test2Dir = "../../../testdata/insights-test2"
+	test2Dir = "../../../../testdata/insights-test2"
 	// test3Dir is the third test split (ninth round), written and frozen
 	// after model v10 was trained, when test2 had been read five times.
-	test3Dir = "../../../testdata/insights-test3"
+	test3Dir = "../../../../testdata/insights-test3"
 )
 
 // laterTestDirs are the test splits written outside the seeded split.
@@ -302,5 +302,25 @@ func TestLabelledSetComposition(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The bench's reason-list figures: precision over the listed values,
+// recall over the labelled ones, values listed a call; the hit rate counts
+// the primary anywhere in the list.
+func TestTallyScoresReasonLists(t *testing.T) {
+	var tally Tally
+	calls := []LabelledCall{
+		{File: "a", CallReason: []string{"billing", "refund"}, CustomerSentiment: "neutral", CallOutcome: "resolved"},
+		{File: "b", CallReason: []string{"delivery"}, CustomerSentiment: "neutral", CallOutcome: "resolved"},
+	}
+	tally.Add(calls[0], map[string][]string{callscribe.CategoryCallReason: {"refund", "billing", "complaint"}})
+	tally.Add(calls[1], map[string][]string{callscribe.CategoryCallReason: {"order_status"}})
+	s := tally.Scores()
+	if s.ReasonPrecision != 0.5 || s.ReasonRecall != 2.0/3 || s.ReasonListed != 2 || s.ReasonHit != 0.5 || s.ReasonTop1 != 0 {
+		t.Errorf("precision %v, recall %v, listed %v, hit %v, top-1 %v; want 0.5, 2/3, 2, 0.5, 0", s.ReasonPrecision, s.ReasonRecall, s.ReasonListed, s.ReasonHit, s.ReasonTop1)
+	}
+	if (&Tally{}).Scores().ReasonPrecision != 0 {
+		t.Error("an empty tally has no precision")
 	}
 }

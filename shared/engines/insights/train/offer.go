@@ -1,11 +1,14 @@
-package insights
+package train
 
 import (
 	"strconv"
 	"strings"
+
+	"github.com/callscribe/callscribe/shared/callscribe"
+	"github.com/callscribe/callscribe/shared/engines/insights"
 )
 
-// Priced offers (FeatureSet.Offer, call_outcome): an experiment of issue
+// Priced offers (insights.FeatureSet.Offer, call_outcome): an experiment of issue
 // 12's fifth round (README.md), not read by the shipped model.
 //
 // Cross-validated, the commonest call_outcome miss was a sale read as
@@ -60,17 +63,18 @@ func isNumber(w string) bool {
 
 // pricedTurns marks the agent turns that name a price (without known
 // speakers, any turn).
-func pricedTurns(a *analysis) map[int]bool {
+func pricedTurns(a *insights.Call) map[int]bool {
+	known := a.SpeakersKnown()
 	num, money := map[int]bool{}, map[int]bool{}
-	for _, t := range a.toks {
-		if a.known && t.speaker != speakerAgent {
+	for _, t := range a.Tokens("") {
+		if known && t.Speaker != callscribe.AliasAgent {
 			continue
 		}
-		if isNumber(t.word) {
-			num[t.turn] = true
+		if isNumber(t.Word) {
+			num[t.Turn] = true
 		}
-		if moneyWords[t.word] || moneyWords[strings.TrimSuffix(t.word, "s")] {
-			money[t.turn] = true
+		if moneyWords[t.Word] || moneyWords[strings.TrimSuffix(t.Word, "s")] {
+			money[t.Turn] = true
 		}
 	}
 	out := map[int]bool{}
@@ -81,8 +85,8 @@ func pricedTurns(a *analysis) map[int]bool {
 	}
 	// "£5" loses its sign to the tokenizer: a currency sign in the turn's
 	// text is a price on its own.
-	for i, t := range a.turns {
-		if (!a.known || t.speaker == speakerAgent) && strings.ContainsAny(t.text, "£$€") {
+	for i, t := range a.Turns() {
+		if (!known || t.Speaker == callscribe.AliasAgent) && strings.ContainsAny(t.Text, "£$€") {
 			out[i] = true
 		}
 	}
@@ -93,7 +97,7 @@ func pricedTurns(a *analysis) map[int]bool {
 // names a price, then the words (unigrams and bigrams) of the customer's next
 // turn after the last such turn ("o:u:") and of the agent's turn after that
 // reply ("o:a:").
-func offerFeatures(out map[string]float64, a *analysis) {
+func offerFeatures(out map[string]float64, a *insights.Call) {
 	priced := pricedTurns(a)
 	if len(priced) == 0 {
 		return
@@ -103,21 +107,23 @@ func offerFeatures(out map[string]float64, a *analysis) {
 		last = max(last, turn)
 	}
 	// The reply: the next turn of the other side; then the next agent turn.
+	turns, known := a.Turns(), a.SpeakersKnown()
 	reply, after := -1, -1
-	for i := last + 1; i < len(a.turns); i++ {
-		if reply < 0 && (!a.known || a.turns[i].speaker != a.turns[last].speaker) {
+	for i := last + 1; i < len(turns); i++ {
+		if reply < 0 && (!known || turns[i].Speaker != turns[last].Speaker) {
 			reply = i
 			continue
 		}
-		if reply >= 0 && (!a.known || a.turns[i].speaker == a.turns[last].speaker) {
+		if reply >= 0 && (!known || turns[i].Speaker == turns[last].Speaker) {
 			after = i
 			break
 		}
 	}
 	g := map[string]bool{"o:priced": true}
-	for i, t := range a.toks {
+	toks := a.Tokens("")
+	for i, t := range toks {
 		var p string
-		switch t.turn {
+		switch t.Turn {
 		case reply:
 			p = "o:u:"
 		case after:
@@ -125,10 +131,10 @@ func offerFeatures(out map[string]float64, a *analysis) {
 		default:
 			continue
 		}
-		g[p+t.stem] = true
-		if i > 0 && a.toks[i-1].turn == t.turn {
-			g[p+a.toks[i-1].stem+"_"+t.stem] = true
+		g[p+t.Stem] = true
+		if i > 0 && toks[i-1].Turn == t.Turn {
+			g[p+toks[i-1].Stem+"_"+t.Stem] = true
 		}
 	}
-	addGroup(out, g)
+	insights.AddGroup(out, g)
 }

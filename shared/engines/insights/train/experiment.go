@@ -1,4 +1,4 @@
-package insights
+package train
 
 import (
 	"fmt"
@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
+	"github.com/callscribe/callscribe/shared/engines/insights"
+	"github.com/callscribe/callscribe/shared/engines/insights/evalset"
 )
 
 // Experiments: the methods of issue 12 compared on dev (and by cross-validation
@@ -18,7 +20,7 @@ import (
 // Corpus is a labelled split with, optionally, the speech engine's transcript
 // of each call (by file name; bench-insights' cache, see LoadSpeechCache).
 type Corpus struct {
-	Calls  []LabelledCall
+	Calls  []evalset.LabelledCall
 	Speech map[string]callscribe.Transcript
 }
 
@@ -30,16 +32,16 @@ type Method struct {
 	// PhoneticMatch: the lexicon matches cue words by phonetic key too.
 	PhoneticMatch bool
 	// FeatureSets lists the feature sets searched for a category.
-	FeatureSets func(cat string) []FeatureSet
+	FeatureSets func(cat string) []insights.FeatureSet
 	// Augment: train on the speech engine's transcripts of the training calls
 	// as well as on their text.
 	Augment bool
 	// Lambdas searched (nil: searchLambdas).
 	Lambdas []float64
-	// WordClasses: the table FeatureSet.Clusters reads (required by the
+	// WordClasses: the table insights.FeatureSet.Clusters reads (required by the
 	// methods whose feature sets use it).
 	WordClasses WordClasses
-	// WordVectors: the table FeatureSet.Vectors reads (LoadWordVectors).
+	// WordVectors: the table insights.FeatureSet.Vectors reads (LoadWordVectors).
 	WordVectors *WordVectors
 }
 
@@ -48,7 +50,7 @@ type MethodResult struct {
 	Method, Category string
 	// Config is the setting chosen on dev (clean text; ties: dev after speech,
 	// then the model's dev log-likelihood), trained on train.
-	Config LinearConfig
+	Config insights.LinearConfig
 	Dev    float64 // dev accuracy of Config, clean text
 	// DevSpeech is Config's dev accuracy on the speech engine's transcripts
 	// (-1 without them).
@@ -58,7 +60,7 @@ type MethodResult struct {
 	// the calls written after the lexicon (the 48 original calls, next to which
 	// the lexicon was written, would flatter its share). CVConfig its setting.
 	CV       float64
-	CVConfig LinearConfig
+	CVConfig insights.LinearConfig
 }
 
 func (r MethodResult) String() string {
@@ -66,16 +68,9 @@ func (r MethodResult) String() string {
 		r.Method, r.Category, 100*r.Dev, 100*r.DevSpeech, 100*r.CV, r.Config.Features, r.Config.Lambda, r.Config.Gate, r.CVConfig.Features, r.CVConfig.Lambda, r.CVConfig.Gate)
 }
 
-// lexiconFor is the lexicon a method reads.
-func lexiconFor(phonetic bool) *model {
-	m := mustModel(lexiconJSON)
-	m.phonetic = phonetic
-	return m
-}
-
 // prepareWith analyses calls by a lexicon, from their text or, when speech is
 // set, from the speech engine's transcripts (calls without one are left out).
-func prepareWith(lex *model, calls []LabelledCall, speech map[string]callscribe.Transcript) *prepared {
+func prepareWith(phoneticCues bool, calls []evalset.LabelledCall, speech map[string]callscribe.Transcript) *prepared {
 	p := &prepared{feats: map[string][]map[string]float64{}}
 	for _, c := range calls {
 		tr := callscribe.Transcript{Text: c.Text}
@@ -87,38 +82,34 @@ func prepareWith(lex *model, calls []LabelledCall, speech map[string]callscribe.
 			tr = s
 		}
 		p.calls = append(p.calls, c)
-		p.an = append(p.an, lex.analyzeLexicon(tr))
+		p.an = append(p.an, insights.ReadCall(tr, phoneticCues))
 	}
 	return p
 }
 
-// withClasses gives every call of p the word classes FeatureSet.Clusters
+// withClasses gives every call of p the word classes insights.FeatureSet.Clusters
 // reads.
 func (p *prepared) withClasses(wc WordClasses) *prepared {
-	for _, a := range p.an {
-		a.classes = wc
-	}
+	p.classes = wc
 	return p
 }
 
-// withVectors gives every call of p the word vectors FeatureSet.Vectors
+// withVectors gives every call of p the word vectors insights.FeatureSet.Vectors
 // reads.
 func (p *prepared) withVectors(wv *WordVectors) *prepared {
-	for _, a := range p.an {
-		a.vectors = wv
-	}
+	p.vectors = wv
 	return p
 }
 
 // concat is p's calls followed by q's.
 func (p *prepared) concat(q *prepared) *prepared {
-	return &prepared{calls: append(slices.Clone(p.calls), q.calls...), an: append(slices.Clone(p.an), q.an...), feats: map[string][]map[string]float64{}}
+	return &prepared{calls: append(slices.Clone(p.calls), q.calls...), an: append(slices.Clone(p.an), q.an...), classes: p.classes, vectors: p.vectors, feats: map[string][]map[string]float64{}}
 }
 
 // firstValue is what the tagger decides first for a category from the
 // lexicon's selection and the model's probabilities (nil: the lexicon alone).
 func firstValue(cat string, lexSel, classes []string, p []float64, gate float64) string {
-	sel, _ := combine(cat, lexSel, classes, p, gate, nil)
+	sel, _ := insights.Combine(cat, lexSel, classes, p, gate, nil)
 	if len(sel) == 0 {
 		tc, _ := callscribe.TaxonomyCategoryNamed(cat)
 		return tc.Default
@@ -136,10 +127,9 @@ func experimentGates() []float64 { return append(slices.Clone(searchGates), gate
 func Experiment(train, dev Corpus, methods []Method, k int, log func(string)) []MethodResult {
 	var out []MethodResult
 	for _, me := range methods {
-		lex := lexiconFor(me.PhoneticMatch)
 		// prep analyses calls with the method's lexicon and word tables.
-		prep := func(calls []LabelledCall, speech map[string]callscribe.Transcript) *prepared {
-			return prepareWith(lex, calls, speech).withClasses(me.WordClasses).withVectors(me.WordVectors)
+		prep := func(calls []evalset.LabelledCall, speech map[string]callscribe.Transcript) *prepared {
+			return prepareWith(me.PhoneticMatch, calls, speech).withClasses(me.WordClasses).withVectors(me.WordVectors)
 		}
 		tr, dv := prep(train.Calls, nil), prep(dev.Calls, nil)
 		minWords := tr.minWords()
@@ -167,13 +157,13 @@ func Experiment(train, dev Corpus, methods []Method, k int, log func(string)) []
 		if lambdas == nil {
 			lambdas = searchLambdas
 		}
-		for _, cat := range LinearCategories {
+		for _, cat := range insights.LinearCategories {
 			classes := classesOf(cat)
 			res := MethodResult{Method: me.Name, Category: cat, Dev: -1, DevSpeech: -1, CV: -1}
 			bestLL := math.Inf(-1)
 			for _, fs := range me.FeatureSets(cat) {
 				for _, lambda := range lambdas {
-					cfg := LinearConfig{Features: fs, Lambda: lambda, Iterations: trainIterations, MinDF: trainMinDF}
+					cfg := insights.LinearConfig{Features: fs, Lambda: lambda, Iterations: trainIterations, MinDF: trainMinDF}
 					m := trFit.fit(cat, cfg)
 					probs, ll := predict(m, dv, cat)
 					var probsS [][]float64
@@ -220,12 +210,12 @@ func mergeSpeech(a, b map[string]callscribe.Transcript) map[string]callscribe.Tr
 	return out
 }
 
-func predict(m *linearCat, p *prepared, cat string) ([][]float64, float64) {
+func predict(m *insights.CategoryModel, p *prepared, cat string) ([][]float64, float64) {
 	xs := p.features(cat, m.Features)
 	probs := make([][]float64, len(xs))
 	ll := 0.0
 	for i, x := range xs {
-		probs[i] = m.probs(x)
+		probs[i] = m.Probs(x)
 		ll += math.Log(max(probs[i][slices.Index(m.Classes, label(p.calls[i], cat))], 1e-12))
 	}
 	return probs, ll / float64(max(len(xs), 1))
@@ -235,10 +225,10 @@ func accuracy(cat string, p *prepared, classes []string, probs [][]float64, gate
 	hit := 0
 	for i, a := range p.an {
 		var pr []float64
-		if probs != nil && len(a.toks) >= minWords {
+		if probs != nil && a.Words() >= minWords {
 			pr = probs[i]
 		}
-		if firstValue(cat, a.cats[cat].selected, classes, pr, gate) == label(p.calls[i], cat) {
+		if firstValue(cat, a.LexiconValues(cat), classes, pr, gate) == label(p.calls[i], cat) {
 			hit++
 		}
 	}
@@ -264,7 +254,7 @@ func interleavedFolds(n, k int) foldPlan {
 }
 
 // writerFolds holds out whole writers: with at most maxWriterFolds writers
-// each writer's calls (LabelledCall.Writer) form a fold, in the order of the
+// each writer's calls (evalset.LabelledCall.Writer) form a fold, in the order of the
 // writers' names; with more, the writers are dealt round the maxWriterFolds
 // folds in that order, so a fold holds two or three writers. The original
 // calls and any call without a writer are always trained on.
@@ -281,7 +271,7 @@ func interleavedFolds(n, k int) foldPlan {
 // every scored call's writer unseen by its model, trains each on nine tenths
 // of the calls instead of twenty of twenty-one, and costs ten fits a setting
 // however many writers there are.
-func writerFolds(calls []LabelledCall) foldPlan {
+func writerFolds(calls []evalset.LabelledCall) foldPlan {
 	var writers []string
 	for _, c := range calls {
 		if c.Style != "original" && c.Writer != "" && !slices.Contains(writers, c.Writer) {
@@ -307,7 +297,7 @@ const maxWriterFolds = 10
 // crossValidate returns, per gate of experimentGates, the calls of all (but
 // the original ones) decided right by a model trained on the other folds
 // (crossValidateProbs).
-func crossValidate(cat string, cfg LinearConfig, all, speech *prepared, folds foldPlan) []int {
+func crossValidate(cat string, cfg insights.LinearConfig, all, speech *prepared, folds foldPlan) []int {
 	classes := classesOf(cat)
 	hits := make([]int, len(experimentGates()))
 	if folds.N < 2 {
@@ -318,7 +308,7 @@ func crossValidate(cat string, cfg LinearConfig, all, speech *prepared, folds fo
 			continue // scored on the calls written after the lexicon only
 		}
 		for gi, gate := range experimentGates() {
-			if firstValue(cat, all.an[i].cats[cat].selected, classes, pr, gate) == label(all.calls[i], cat) {
+			if firstValue(cat, all.an[i].LexiconValues(cat), classes, pr, gate) == label(all.calls[i], cat) {
 				hits[gi]++
 			}
 		}
@@ -333,7 +323,7 @@ func crossValidate(cat string, cfg LinearConfig, all, speech *prepared, folds fo
 // every call its model was trained on (the lexicon decides those, as in the
 // tagger). The folds are fitted concurrently; each is deterministic and writes
 // only its own calls, so the result does not depend on the scheduling.
-func crossValidateProbs(cat string, cfg LinearConfig, all, speech *prepared, folds foldPlan) [][]float64 {
+func crossValidateProbs(cat string, cfg insights.LinearConfig, all, speech *prepared, folds foldPlan) [][]float64 {
 	classes := classesOf(cat)
 	out := make([][]float64, len(all.calls))
 	if folds.N < 2 {
@@ -364,8 +354,8 @@ func crossValidateProbs(cat string, cfg LinearConfig, all, speech *prepared, fol
 				}
 				trDocs = append(trDocs, docs[i])
 				trLabels = append(trLabels, slices.Index(classes, label(c, cat)))
-				if minWords < 0 || len(all.an[i].toks) < minWords {
-					minWords = len(all.an[i].toks)
+				if minWords < 0 || all.an[i].Words() < minWords {
+					minWords = all.an[i].Words()
 				}
 				if j, ok := sIndex[c.File+"\x00"+c.Text]; ok {
 					trDocs = append(trDocs, sdocs[j])
@@ -374,8 +364,8 @@ func crossValidateProbs(cat string, cfg LinearConfig, all, speech *prepared, fol
 			}
 			m := trainCat(cfg, classes, trDocs, trLabels)
 			for i, a := range all.an {
-				if folds.Of[i] == f && len(a.toks) >= minWords {
-					out[i] = m.probs(docs[i])
+				if folds.Of[i] == f && a.Words() >= minWords {
+					out[i] = m.Probs(docs[i])
 				}
 			}
 		}()
@@ -395,17 +385,17 @@ func ExperimentMethods(wordClasses WordClasses, wordVectors *WordVectors) []Meth
 	// The full set and the full set without the lexicon's scores (the two
 	// kinds the current search chose from), each with the extension on top;
 	// λ in {0.001, 0.0003} (the current choices); gates as ever.
-	with := func(f func(cat string, fs FeatureSet) FeatureSet) func(string) []FeatureSet {
-		return func(cat string) []FeatureSet {
-			full := FeatureSet{Words: true, Chars: true, Lexicon: true, Position: cat != callscribe.CategoryCallReason}
+	with := func(f func(cat string, fs insights.FeatureSet) insights.FeatureSet) func(string) []insights.FeatureSet {
+		return func(cat string) []insights.FeatureSet {
+			full := insights.FeatureSet{Words: true, Chars: true, Lexicon: true, Position: cat != callscribe.CategoryCallReason}
 			noLex := full
 			noLex.Lexicon = false
-			return []FeatureSet{f(cat, full), f(cat, noLex)}
+			return []insights.FeatureSet{f(cat, full), f(cat, noLex)}
 		}
 	}
-	same := func(cat string, fs FeatureSet) FeatureSet { return fs }
-	phon := func(cat string, fs FeatureSet) FeatureSet { fs.Phonetic = true; return fs }
-	turns := func(cat string, fs FeatureSet) FeatureSet {
+	same := func(cat string, fs insights.FeatureSet) insights.FeatureSet { return fs }
+	phon := func(cat string, fs insights.FeatureSet) insights.FeatureSet { fs.Phonetic = true; return fs }
+	turns := func(cat string, fs insights.FeatureSet) insights.FeatureSet {
 		if cat == callscribe.CategoryCallReason {
 			fs.Opening = true
 		} else if fs.Position {
@@ -413,12 +403,24 @@ func ExperimentMethods(wordClasses WordClasses, wordVectors *WordVectors) []Meth
 		}
 		return fs
 	}
-	both := func(cat string, fs FeatureSet) FeatureSet { return turns(cat, phon(cat, fs)) }
+	both := func(cat string, fs insights.FeatureSet) insights.FeatureSet { return turns(cat, phon(cat, fs)) }
 	// shipped: the extension the shipped model reads (select.go).
-	shipped := func(cat string, fs FeatureSet) FeatureSet { return extension(cat, fs) }
-	clusters := func(cat string, fs FeatureSet) FeatureSet { fs = extension(cat, fs); fs.Clusters = true; return fs }
-	vectors := func(cat string, fs FeatureSet) FeatureSet { fs = extension(cat, fs); fs.Vectors = true; return fs }
-	offer := func(cat string, fs FeatureSet) FeatureSet { fs = extension(cat, fs); fs.Offer = true; return fs }
+	shipped := func(cat string, fs insights.FeatureSet) insights.FeatureSet { return extension(cat, fs) }
+	clusters := func(cat string, fs insights.FeatureSet) insights.FeatureSet {
+		fs = extension(cat, fs)
+		fs.Clusters = true
+		return fs
+	}
+	vectors := func(cat string, fs insights.FeatureSet) insights.FeatureSet {
+		fs = extension(cat, fs)
+		fs.Vectors = true
+		return fs
+	}
+	offer := func(cat string, fs insights.FeatureSet) insights.FeatureSet {
+		fs = extension(cat, fs)
+		fs.Offer = true
+		return fs
+	}
 	lambdas := []float64{0.001, 0.0003}
 	ms := []Method{
 		{Name: "baseline", FeatureSets: with(same)},
