@@ -136,7 +136,7 @@ func BenchmarkSummarize(b *testing.B) {
 // settings were chosen on; make train-insights prints them) from slipping:
 // the floors sit one call below model v10's measured 78.4% (first reason),
 // 91.9% and 86.5%. Dev is held out of the fit and only breaks ties in the
-// search, which since the sixth round chooses by cross-validation over
+// search, which chooses by cross-validation over
 // writers (v10: 1,581 calls of 29 writers), not on dev's 37 calls of one
 // writer: v8 read one dev call's reason worse than v7 and one call each of
 // sentiment and outcome better, v10 one outcome worse than v9.

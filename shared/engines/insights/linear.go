@@ -14,7 +14,7 @@ import (
 	"github.com/callscribe/callscribe/shared/callscribe"
 )
 
-// The trained part of the tagger (issue 12): a multinomial logistic regression
+// The trained part of the tagger: a multinomial logistic regression
 // per single-decision category, over word and character n-grams, words of the
 // last turns and the lexicon's own scores. It is trained on the train split by
 // `make train-insights` (infra/bench/cmd/trainmodel, package insights/train),
@@ -51,7 +51,7 @@ type LinearConfig struct {
 // when the model gives it at least Min, or at least LexiconMin when the
 // lexicon also found it; at most three reasons in all, most probable first.
 //
-// Why the model and not the lexicon alone (eighth round): cross-validated by
+// Why the model and not the lexicon alone: cross-validated by
 // writer over train+dev, listing the lexicon's other reasons after the
 // model's first put 1.38 reasons on a call at a precision of 0.73 against the
 // labelled reason lists (F1 0.75); the model's own runners-up, with the

@@ -2,8 +2,7 @@ package insights
 
 import "strings"
 
-// phoneticKey is a Metaphone-like key of a word (written for this package,
-// issue 12): the word's consonant skeleton after the common English spelling
+// phoneticKey is a Metaphone-like key of a word (written for this package): the word's consonant skeleton after the common English spelling
 // rules, so that the speech engine's misspellings of a word ("cancelation",
 // "cancellation"; "charged", "chargd"; "refund", "refunt" is not: d and t
 // stay apart) and homophones ("their", "there") share one key. Vowels count

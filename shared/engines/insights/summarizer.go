@@ -10,7 +10,7 @@ import (
 )
 
 // SummarizerMethod names the built-in summarizer in meta_data.
-const SummarizerMethod = "builtin-extractive-v2" // v2: the outcome sentence names the taxonomy value (issue 12)
+const SummarizerMethod = "builtin-extractive-v2" // v2: the outcome sentence names the taxonomy value
 
 // Summarizer is the built-in callscribe.Summarizer: it runs the tagger's
 // analysis (lexicon and trained model, so summary and tags agree) and writes

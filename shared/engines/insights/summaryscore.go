@@ -6,7 +6,7 @@ import (
 	"github.com/callscribe/callscribe/shared/callscribe"
 )
 
-// The summary measures of issue 12 (make bench-insights reports them per
+// The summary measures (make bench-insights reports them per
 // split): a supervisor reading only the summary must learn why the customer
 // called and how the call ended.
 //

@@ -3,13 +3,13 @@
 // call synthesised to 8 kHz stereo audio by infra/bench/cmd/synthcall, then
 // transcribed by the embedded sphinx engine).
 //
-// The labelled calls are split by call (issue 12): train (testdata/insights,
+// The labelled calls are split by call: train (testdata/insights,
 // which holds the 48 original calls the lexicon was written next to), dev
 // (testdata/insights-dev), test (testdata/insights-test, frozen by its
 // SHA256SUMS; read eight times over five rounds, so spent), test2
-// (testdata/insights-test2, frozen the same way in the sixth round, before
-// anything was chosen; read five times by the ninth round) and test3
-// (testdata/insights-test3, frozen in the ninth round after model v10 was
+// (testdata/insights-test2, frozen the same way before anything was
+// chosen on it; read five times by model v10) and test3
+// (testdata/insights-test3, frozen after model v10 was
 // trained). Each split is reported on its own; choose methods on held-out
 // train and dev calls and quote the test splits.
 //
@@ -51,7 +51,7 @@ import (
 	"github.com/callscribe/callscribe/shared/engines/insights/evalset"
 )
 
-// Targets from issue 4, set on the 48 original calls; the bench exits non-zero
+// The floors set on the 48 original calls; the bench exits non-zero
 // when one is missed there, so that a regression is visible in scripts.
 const (
 	targetReasonClean  = 0.90
@@ -60,7 +60,7 @@ const (
 	targetOutcomeClean = 0.80
 )
 
-// Targets from issue 12, on the test splits. They are printed, not enforced:
+// The targets on the test splits. They are printed, not enforced:
 // the lexicon tagger does not meet them yet.
 var issue12Clean = [3]float64{0.95, 0.85, 0.85}  // call_reason, customer_sentiment, call_outcome
 var issue12Speech = [3]float64{0.85, 0.80, 0.70} // the same after speech
@@ -162,9 +162,9 @@ func load(list string) []split {
 	return out
 }
 
-// targets checks issue 4's targets on the original calls of the train split
+// targets checks the floors on the original calls of the train split
 // (the set they were set on; the result decides the exit status) and prints
-// issue 12's targets for the test splits.
+// the targets for the test splits.
 func targets(sp split, s evalset.Scores, speech bool, input func(evalset.LabelledCall) (callscribe.Transcript, error)) bool {
 	switch sp.name {
 	case "train":
@@ -173,7 +173,7 @@ func targets(sp split, s evalset.Scores, speech bool, input func(evalset.Labelle
 			return true
 		}
 		o, _ := run(orig, input, 0)
-		fmt.Printf("  the %d original calls (issue 4 targets): call_reason %5.1f%% (top-1 %5.1f%%), customer_sentiment %5.1f%%, call_outcome %5.1f%%\n",
+		fmt.Printf("  the %d original calls (floors): call_reason %5.1f%% (top-1 %5.1f%%), customer_sentiment %5.1f%%, call_outcome %5.1f%%\n",
 			o.Calls, 100*o.ReasonHit, 100*o.ReasonTop1, 100*o.Sentiment, 100*o.Outcome)
 		if speech {
 			return check("call_reason after speech", o.ReasonHit, targetReasonSpeech)
@@ -186,7 +186,7 @@ func targets(sp split, s evalset.Scores, speech bool, input func(evalset.Labelle
 		if speech {
 			t = issue12Speech
 		}
-		fmt.Printf("  issue 12 targets: call_reason >= %.0f%% %s, customer_sentiment >= %.0f%% %s, call_outcome >= %.0f%% %s\n",
+		fmt.Printf("  test-split targets: call_reason >= %.0f%% %s, customer_sentiment >= %.0f%% %s, call_outcome >= %.0f%% %s\n",
 			100*t[0], met(s.ReasonHit, t[0]), 100*t[1], met(s.Sentiment, t[1]), 100*t[2], met(s.Outcome, t[2]))
 	}
 	return true

@@ -126,7 +126,7 @@ func generate(trainDir, testdata, dictPath string) ([]byte, error) {
 // set is recognised by asr.sh's own rule (the two-digit call files, first
 // 24), not by the calls' style label, so a relabelled call cannot slip in.
 //
-// The calls after lmLastCall stay out too (none today: the sixth round raised
+// The calls after lmLastCall stay out too (none today: it was raised
 // it from 306 to 704, the last train call, with the speech figures measured again):
 // the LM text is what the recorded speech figures were measured with, and
 // new training calls reach it together with a re-measurement of those figures

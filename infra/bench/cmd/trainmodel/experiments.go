@@ -50,7 +50,7 @@ func speechCache(dir string, calls []evalset.LabelledCall) map[string]callscribe
 	return out
 }
 
-// experiments prints the comparison of issue 12's methods (insightstrain.Experiment).
+// experiments prints the comparison of the candidate methods (insightstrain.Experiment).
 func experiments(train, dev []evalset.LabelledCall, cache, only string, folds int, wordClassesPath, wordVectorsPath string) {
 	tr := insightstrain.Corpus{Calls: train, Speech: speechCache(cache, train)}
 	dv := insightstrain.Corpus{Calls: dev, Speech: speechCache(cache, dev)}

@@ -1,4 +1,4 @@
-// Command trainmodel trains the built-in tagger's linear model (issue 12) and
+// Command trainmodel trains the built-in tagger's linear model and
 // writes shared/engines/insights/model.json, which the tagger embeds.
 //
 // It fits on the train split only (testdata/insights) and chooses each
@@ -18,7 +18,7 @@
 // -save-dev-speech), then by the dev log-likelihood.
 //
 // -retrain skips the search and refits with the settings recorded in -out.
-// -experiments compares issue 12's methods (insightstrain.ExperimentMethods) on dev,
+// -experiments compares the candidate methods (insightstrain.ExperimentMethods) on dev,
 // clean and after speech (from bench-insights' cache), and by cross-validation
 // over train+dev; it writes nothing.
 package main
@@ -38,7 +38,7 @@ func main() {
 	devDir := flag.String("dev", "testdata/insights-dev", "the dev split (settings are chosen on it)")
 	out := flag.String("out", "shared/engines/insights/model.json", "where to write the model")
 	retrain := flag.Bool("retrain", false, "refit with the settings recorded in -out instead of searching")
-	exp := flag.Bool("experiments", false, "compare issue 12's methods on dev and by cross-validation over train+dev (writes nothing)")
+	exp := flag.Bool("experiments", false, "compare the candidate methods on dev and by cross-validation over train+dev (writes nothing)")
 	only := flag.String("methods", "", "with -experiments: the methods to run, comma-separated (default all: "+insightstrain.MethodNames(insightstrain.ExperimentMethods(insightstrain.WordClasses{}, &insightstrain.WordVectors{}))+")")
 	wordClasses := flag.String("word-clusters", ".cache/wordclusters.txt", "with -experiments: the word classes of the shipped+clusters method (make word-clusters writes them; that method is left out without the file)")
 	wordVectors := flag.String("word-vectors", ".cache/wordvectors.bin", "with -experiments: the word vectors of the shipped+vectors method (make word-vectors writes them; that method is left out without the file)")

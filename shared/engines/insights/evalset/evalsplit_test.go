@@ -24,10 +24,10 @@ const (
 	trainDir = "../../../../testdata/insights"
 	devDir   = "../../../../testdata/insights-dev"
 	testDir  = "../../../../testdata/insights-test"
-	// test2Dir is the second test split (sixth round), written after the first
+	// test2Dir is the second test split, written after the first
 	// was spent and frozen before anything was chosen; outside the seeded split.
 	test2Dir = "../../../../testdata/insights-test2"
-	// test3Dir is the third test split (ninth round), written and frozen
+	// test3Dir is the third test split, written and frozen
 	// after model v10 was trained, when test2 had been read five times.
 	test3Dir = "../../../../testdata/insights-test3"
 )
@@ -234,7 +234,7 @@ func TestSplitAssignment(t *testing.T) {
 	}
 }
 
-// TestLabelledSetComposition checks what issue 12 asks of the set: at least 150
+// TestLabelledSetComposition checks what the tagger's targets ask of the set: at least 150
 // calls; at least four writing styles besides the original, each with at least
 // 20 calls; every call_reason and call_outcome value well represented (at least
 // 8 calls as primary reason / outcome over all splits), and every outcome present

@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// Word classes (insights.FeatureSet.Clusters), an experiment of issue 12's fifth
-// round (README.md): every word of a large general vocabulary belongs to a
+// Word classes (insights.FeatureSet.Clusters), an experiment recorded
+// in README.md: every word of a large general vocabulary belongs to a
 // class of words that pre-trained word vectors put close together, each class
 // to a coarser one, and so on for a few levels (infra/bench/cmd/wordclusters
 // says how they are made). A model reading a call's classes next to its words

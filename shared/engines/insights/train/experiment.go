@@ -13,7 +13,7 @@ import (
 	"github.com/callscribe/callscribe/shared/engines/insights/evalset"
 )
 
-// Experiments: the methods of issue 12 compared on dev (and by cross-validation
+// Experiments: the tagger's candidate methods compared on dev (and by cross-validation
 // over train+dev), printed by `go run ./infra/bench/cmd/trainmodel -experiments`
 // and recorded in README.md. Nothing here reads the test split.
 
@@ -265,7 +265,7 @@ func interleavedFolds(n, k int) foldPlan {
 // service meets were written by nobody it has read; holding out whole writers
 // measures that, and prefers settings that do not lean on one writer's habits.
 //
-// Why a cap (ninth round): one fold per writer fits a model per writer for
+// Why a cap: one fold per writer fits a model per writer for
 // every setting searched, so the search grew with calls times writers, 82
 // minutes on two cores at 21 writers. Dealing writers into ten folds keeps
 // every scored call's writer unseen by its model, trains each on nine tenths
@@ -374,7 +374,7 @@ func crossValidateProbs(cat string, cfg insights.LinearConfig, all, speech *prep
 	return out
 }
 
-// ExperimentMethods are the methods compared for issue 12, in report order.
+// ExperimentMethods are the methods compared, in report order.
 // Each searches the feature sets given (the current search's for the
 // baseline) with every extension on top.
 //

@@ -247,7 +247,7 @@ func TrainLinear(train []evalset.LabelledCall, configs map[string]insights.Linea
 }
 
 var linearAbout = []string{
-	"The built-in tagger's trained part (issue 12): per category a multinomial logistic regression,",
+	"The built-in tagger's trained part: per category a multinomial logistic regression,",
 	"written by `make train-insights` (infra/bench/cmd/trainmodel) from the train split (testdata/insights) with",
 	"the settings chosen on the dev split; do not edit by hand, retrain. weights: feature -> one weight per class",
 	"(in classes order), rounded to 4 decimals, features that move no class's log-odds by 0.01 (weight x mean value) left out.",

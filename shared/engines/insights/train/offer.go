@@ -8,8 +8,8 @@ import (
 	"github.com/callscribe/callscribe/shared/engines/insights"
 )
 
-// Priced offers (insights.FeatureSet.Offer, call_outcome): an experiment of issue
-// 12's fifth round (README.md), not read by the shipped model.
+// Priced offers (insights.FeatureSet.Offer, call_outcome): an experiment
+// recorded in README.md, not read by the shipped model.
 //
 // Cross-validated, the commonest call_outcome miss was a sale read as
 // "resolved": 13 of the 221 held-out calls. In a sale the customer accepts a price

@@ -12,15 +12,15 @@ import (
 
 // The settings searched by SelectLinear, in order (ties keep the first).
 // λ and the feature sets are those compared by Experiment (README.md,
-// "Issue 12, second round"); gate 2 is the lexicon alone.
+// "Methods that generalise"); gate 2 is the lexicon alone.
 //
-// λ 1e-5 sits at the grid's edge. In the seventh round a step further down
-// (3e-6) was searched on v8's data: call_reason kept 1e-5, sentiment and
+// λ 1e-5 sits at the grid's edge. A step further down (3e-6) was
+// searched on v8's data: call_reason kept 1e-5, sentiment and
 // outcome gained 2 calls each of 749 held out (87.0% → 87.2%, 90.1% → 90.3%),
-// within noise, so the grid stayed. In the eighth round every category chose
-// 1e-5 again, and none chose 3e-4 in the sixth to eighth rounds; with more
-// calls the best penalty only falls, so since the ninth round the grid moves
-// one step down instead of growing.
+// within noise, so the grid stayed. With v9's data every category chose
+// 1e-5 again, and none had chosen 3e-4 since v7; with more calls the best
+// penalty only falls, so from v10 on the grid moves one step down instead of
+// growing.
 var (
 	searchLambdas = []float64{0.0001, 0.00003, 0.00001, 0.000003}
 	searchGates   = []float64{0, 0.3, 0.4, 0.5, 0.6, 0.7}
@@ -36,7 +36,7 @@ const (
 // method that won on dev (clean text plus after speech) among those Experiment
 // compares: call_reason reads the customer's opening turns; call_outcome the
 // last turns by speaker and the phonetic keys; customer_sentiment nothing more.
-// Since the sixth round call_outcome also reads the second half's words
+// From v7 on call_outcome also reads the second half's words
 // (Late): held out by writer it scored the same as without (86.7% of 541
 // calls at v7's λ), and without it the model read "I'll have to escalate it
 // if this fails" at the start of a call that ends fixed as escalated
@@ -126,7 +126,7 @@ func devAccuracy(cat string, dev *prepared, cls []string, probs [][]float64, gat
 // search order). The model it returns the settings of is then trained on
 // train only, so dev stays a held-out check (TestDevSplitAccuracy).
 //
-// Why cross-validation first (sixth round): until then dev decided and
+// Why cross-validation first (from v7 on): before it dev decided and
 // cross-validation broke ties, and dev's 37 calls, one writer's, preferred
 // blends with the lexicon by a call or two where cross-validation over ~300
 // held-out calls put the model alone 5 to 9 points ahead (v6: call_reason

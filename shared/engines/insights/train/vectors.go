@@ -10,8 +10,8 @@ import (
 	"github.com/callscribe/callscribe/shared/engines/insights"
 )
 
-// Word vectors (insights.FeatureSet.Vectors), an experiment of issue 12's fifth round
-// (README.md).
+// Word vectors (insights.FeatureSet.Vectors), an experiment recorded in
+// README.md.
 //
 // A model fitted on a few hundred calls knows only the words those calls
 // used; it cannot tell that "I'll ring you tomorrow" ends a call the way "we'll
