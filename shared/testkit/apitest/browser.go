@@ -26,7 +26,7 @@ import (
 // file (4 MiB on AWS), so the page must take the two-step path for it.
 func RunDashboardE2E(t *testing.T, target Target, identity string, twoStep bool) {
 	t.Helper()
-	web := filepath.Join(repoRoot(t), "shared", "dashboard", "web")
+	web := filepath.Join(repoRoot(t), "shared", "transport", "dashboard", "web")
 	if _, err := os.Stat(filepath.Join(web, "node_modules", "playwright-core")); err != nil {
 		t.Fatalf("playwright-core is not installed in %s: run `make test` (or make deps web)", web)
 	}
