@@ -40,6 +40,7 @@ import (
 	"github.com/callscribe/callscribe/shared/testkit/awstest"
 	"github.com/callscribe/callscribe/shared/testkit/testengine"
 	"github.com/callscribe/callscribe/shared/transport/lambdaapi"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi/inventory"
 	"github.com/callscribe/callscribe/shared/transport/lambdaapi/web"
 	"github.com/callscribe/callscribe/shared/transport/lambdaapi/workers"
 )
@@ -268,7 +269,7 @@ func TestSampleEvents(t *testing.T) {
 	for _, s := range all {
 		covered[s.function] = true
 	}
-	for _, f := range lambdaapi.Functions {
+	for _, f := range inventory.Functions {
 		if !covered[f.Name] {
 			t.Errorf("function %s has no sample event", f.Name)
 		}
@@ -303,7 +304,7 @@ func TestSampleEvents(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v (regenerate with -update-events)", err)
 			}
-			f, ok := lambdaapi.Lookup(s.function)
+			f, ok := inventory.Lookup(s.function)
 			if !ok {
 				t.Fatalf("no function %s", s.function)
 			}

@@ -9,15 +9,15 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/callscribe/callscribe/shared/transport/lambdaapi"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi/inventory"
 )
 
-// inventoryVars maps each exported inventory value of package lambdaapi
+// inventoryVars maps each exported inventory value of package inventory
 // (var Create = Function{Name: "create", ...}) to its Name, read from the
 // source, so the test needs no second list of the functions.
 func inventoryVars(t *testing.T) map[string]string {
 	t.Helper()
-	f, err := parser.ParseFile(token.NewFileSet(), filepath.Join("..", "shared", "transport", "lambdaapi", "functions.go"), nil, 0)
+	f, err := parser.ParseFile(token.NewFileSet(), filepath.Join("..", "shared", "transport", "lambdaapi", "inventory", "inventory.go"), nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func inventoryVars(t *testing.T) map[string]string {
 }
 
 // served finds the call in main that starts the function: it returns the
-// calling package ("lambdaapi" or "workers") and the inventory value passed.
+// calling package ("lambdaapi", "workers" or "web") and the inventory value passed.
 func served(t *testing.T, path string) (caller, value string) {
 	t.Helper()
 	f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
@@ -70,7 +70,7 @@ func served(t *testing.T, path string) (caller, value string) {
 		}
 		callerPkg, ok1 := fun.X.(*ast.Ident)
 		argPkg, ok2 := arg.X.(*ast.Ident)
-		if ok1 && ok2 && argPkg.Name == "lambdaapi" {
+		if ok1 && ok2 && argPkg.Name == "inventory" {
 			caller, value = callerPkg.Name, arg.Sel.Name
 		}
 		return true
@@ -84,8 +84,8 @@ func served(t *testing.T, path string) (caller, value string) {
 // function's value, or none, fails here (a misspelt value does not compile).
 func TestEachMainServesItsOwnFunction(t *testing.T) {
 	vars := inventoryVars(t)
-	if len(vars) != len(lambdaapi.Functions) {
-		t.Fatalf("found %d inventory values in functions.go, the inventory has %d", len(vars), len(lambdaapi.Functions))
+	if len(vars) != len(inventory.Functions) {
+		t.Fatalf("found %d inventory values in inventory.go, the inventory has %d", len(vars), len(inventory.Functions))
 	}
 	dirs, err := os.ReadDir(".")
 	if err != nil {
@@ -97,14 +97,14 @@ func TestEachMainServesItsOwnFunction(t *testing.T) {
 			continue
 		}
 		seen++
-		f, ok := lambdaapi.Lookup(d.Name())
+		f, ok := inventory.Lookup(d.Name())
 		if !ok {
 			t.Errorf("functions/%s is not in the inventory", d.Name())
 			continue
 		}
 		caller, value := served(t, filepath.Join(d.Name(), "main.go"))
 		if vars[value] != f.Name {
-			t.Errorf("functions/%s/main.go serves lambdaapi.%s (function %q), want the value named %q", d.Name(), value, vars[value], f.Name)
+			t.Errorf("functions/%s/main.go serves inventory.%s (function %q), want the value named %q", d.Name(), value, vars[value], f.Name)
 		}
 		want := "lambdaapi"
 		switch {
@@ -117,7 +117,7 @@ func TestEachMainServesItsOwnFunction(t *testing.T) {
 			t.Errorf("functions/%s/main.go starts through %s.Serve, want %s.Serve", d.Name(), caller, want)
 		}
 	}
-	if seen != len(lambdaapi.Functions) {
-		t.Errorf("%d function directories, %d functions in the inventory", seen, len(lambdaapi.Functions))
+	if seen != len(inventory.Functions) {
+		t.Errorf("%d function directories, %d functions in the inventory", seen, len(inventory.Functions))
 	}
 }

@@ -18,7 +18,7 @@ import (
 
 	"github.com/callscribe/callscribe/shared/adapters/dynamodb"
 	"github.com/callscribe/callscribe/shared/transport/httpapi"
-	"github.com/callscribe/callscribe/shared/transport/lambdaapi"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi/inventory"
 )
 
 const templatePath = "../template.yaml"
@@ -161,11 +161,11 @@ func TestTemplateFunctionsMatchInventory(t *testing.T) {
 	p := parseTemplate(t)
 	fns := p.tpl.GetAllServerlessFunctionResources()
 	byName := templateFunctions(t, p)
-	if len(byName) != len(lambdaapi.Functions) {
-		t.Errorf("template has %d functions, the inventory %d", len(byName), len(lambdaapi.Functions))
+	if len(byName) != len(inventory.Functions) {
+		t.Errorf("template has %d functions, the inventory %d", len(byName), len(inventory.Functions))
 	}
 	routeOwner := map[string]string{} // "METHOD /path" -> function
-	for _, f := range lambdaapi.Functions {
+	for _, f := range inventory.Functions {
 		logical, ok := byName[f.Name]
 		if !ok {
 			t.Errorf("function %s is not in template.yaml", f.Name)
@@ -220,9 +220,7 @@ func TestTemplateFunctionsMatchInventory(t *testing.T) {
 			}
 		}
 		want := append([]string(nil), f.Pages...)
-		for _, r := range f.Routes {
-			want = append(want, string(r))
-		}
+		want = append(want, f.Routes...)
 		sort.Strings(routes)
 		sort.Strings(want)
 		if !slices.Equal(routes, want) {

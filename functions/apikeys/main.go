@@ -1,7 +1,10 @@
-// Command apikeys is a Lambda function of callscribe: lambdaapi.APIKeys says what
+// Command apikeys is a Lambda function of callscribe: inventory.APIKeys says what
 // it serves, template.yaml how it is triggered.
 package main
 
-import "github.com/callscribe/callscribe/shared/transport/lambdaapi"
+import (
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi/inventory"
+)
 
-func main() { lambdaapi.Serve(lambdaapi.APIKeys) }
+func main() { lambdaapi.Serve(inventory.APIKeys) }

@@ -1,7 +1,10 @@
-// Command create is a Lambda function of callscribe: lambdaapi.Create says what
+// Command create is a Lambda function of callscribe: inventory.Create says what
 // it serves, template.yaml how it is triggered.
 package main
 
-import "github.com/callscribe/callscribe/shared/transport/lambdaapi"
+import (
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi/inventory"
+)
 
-func main() { lambdaapi.Serve(lambdaapi.Create) }
+func main() { lambdaapi.Serve(inventory.Create) }

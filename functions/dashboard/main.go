@@ -1,7 +1,10 @@
-// Command dashboard is a Lambda function of callscribe: lambdaapi.Dashboard says
-// what it serves, template.yaml how it is triggered.
+// Command dashboard is a Lambda function of callscribe: inventory.Dashboard says what
+// it serves, template.yaml how it is triggered.
 package main
 
-import "github.com/callscribe/callscribe/shared/transport/lambdaapi"
+import (
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi/inventory"
+)
 
-func main() { lambdaapi.Serve(lambdaapi.Dashboard) }
+func main() { lambdaapi.Serve(inventory.Dashboard) }

@@ -1,7 +1,10 @@
-// Command delete is a Lambda function of callscribe: lambdaapi.Delete says what
+// Command delete is a Lambda function of callscribe: inventory.Delete says what
 // it serves, template.yaml how it is triggered.
 package main
 
-import "github.com/callscribe/callscribe/shared/transport/lambdaapi"
+import (
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi/inventory"
+)
 
-func main() { lambdaapi.Serve(lambdaapi.Delete) }
+func main() { lambdaapi.Serve(inventory.Delete) }

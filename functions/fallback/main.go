@@ -1,7 +1,10 @@
-// Command fallback is a Lambda function of callscribe: lambdaapi.Fallback says what
+// Command fallback is a Lambda function of callscribe: inventory.Fallback says what
 // it serves, template.yaml how it is triggered.
 package main
 
-import "github.com/callscribe/callscribe/shared/transport/lambdaapi"
+import (
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi/inventory"
+)
 
-func main() { lambdaapi.Serve(lambdaapi.Fallback) }
+func main() { lambdaapi.Serve(inventory.Fallback) }

@@ -1,7 +1,10 @@
-// Command get is a Lambda function of callscribe: lambdaapi.Get says what
+// Command get is a Lambda function of callscribe: inventory.Get says what
 // it serves, template.yaml how it is triggered.
 package main
 
-import "github.com/callscribe/callscribe/shared/transport/lambdaapi"
+import (
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi/inventory"
+)
 
-func main() { lambdaapi.Serve(lambdaapi.Get) }
+func main() { lambdaapi.Serve(inventory.Get) }

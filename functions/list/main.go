@@ -1,7 +1,10 @@
-// Command list is a Lambda function of callscribe: lambdaapi.List says what
+// Command list is a Lambda function of callscribe: inventory.List says what
 // it serves, template.yaml how it is triggered.
 package main
 
-import "github.com/callscribe/callscribe/shared/transport/lambdaapi"
+import (
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi/inventory"
+)
 
-func main() { lambdaapi.Serve(lambdaapi.List) }
+func main() { lambdaapi.Serve(inventory.List) }

@@ -1,7 +1,10 @@
-// Command summarize is a Lambda function of callscribe: lambdaapi.Summarize says what
+// Command summarize is a Lambda function of callscribe: inventory.Summarize says what
 // it serves, template.yaml how it is triggered.
 package main
 
-import "github.com/callscribe/callscribe/shared/transport/lambdaapi"
+import (
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi/inventory"
+)
 
-func main() { lambdaapi.Serve(lambdaapi.Summarize) }
+func main() { lambdaapi.Serve(inventory.Summarize) }

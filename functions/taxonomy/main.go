@@ -1,7 +1,10 @@
-// Command taxonomy is a Lambda function of callscribe: lambdaapi.Taxonomy says what
+// Command taxonomy is a Lambda function of callscribe: inventory.Taxonomy says what
 // it serves, template.yaml how it is triggered.
 package main
 
-import "github.com/callscribe/callscribe/shared/transport/lambdaapi"
+import (
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi/inventory"
+)
 
-func main() { lambdaapi.Serve(lambdaapi.Taxonomy) }
+func main() { lambdaapi.Serve(inventory.Taxonomy) }

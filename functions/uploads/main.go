@@ -1,7 +1,10 @@
-// Command uploads is a Lambda function of callscribe: lambdaapi.Uploads says what
+// Command uploads is a Lambda function of callscribe: inventory.Uploads says what
 // it serves, template.yaml how it is triggered.
 package main
 
-import "github.com/callscribe/callscribe/shared/transport/lambdaapi"
+import (
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi/inventory"
+)
 
-func main() { lambdaapi.Serve(lambdaapi.Uploads) }
+func main() { lambdaapi.Serve(inventory.Uploads) }

@@ -1,7 +1,10 @@
-// Command usage is a Lambda function of callscribe: lambdaapi.Usage says what
+// Command usage is a Lambda function of callscribe: inventory.Usage says what
 // it serves, template.yaml how it is triggered.
 package main
 
-import "github.com/callscribe/callscribe/shared/transport/lambdaapi"
+import (
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi/inventory"
+)
 
-func main() { lambdaapi.Serve(lambdaapi.Usage) }
+func main() { lambdaapi.Serve(inventory.Usage) }

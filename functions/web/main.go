@@ -1,10 +1,10 @@
 // Command web is a Lambda function of callscribe: it serves the dashboard's
-// page and assets (lambdaapi.Web); template.yaml says how it is triggered.
+// page and assets (inventory.Web); template.yaml says how it is triggered.
 package main
 
 import (
-	"github.com/callscribe/callscribe/shared/transport/lambdaapi"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi/inventory"
 	"github.com/callscribe/callscribe/shared/transport/lambdaapi/web"
 )
 
-func main() { web.Serve(lambdaapi.Web) }
+func main() { web.Serve(inventory.Web) }

@@ -16,7 +16,9 @@ import (
 	"github.com/callscribe/callscribe/shared/stack/awsstack"
 	"github.com/callscribe/callscribe/shared/transport/httpapi"
 	"github.com/callscribe/callscribe/shared/transport/lambdaapi"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi/inventory"
 	"github.com/callscribe/callscribe/shared/transport/lambdaapi/web"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi/workers"
 )
 
 // gateway stands in for API Gateway's HTTP API: route table from the function
@@ -38,7 +40,7 @@ type gateway struct {
 
 func newGateway(backend *awsstack.AWS, sessions *identity.Sessions, audioOrigin string, logger *slog.Logger) (*gateway, error) {
 	g := &gateway{routes: http.NewServeMux(), logger: logger}
-	for _, f := range lambdaapi.Functions {
+	for _, f := range inventory.Functions {
 		if f.IsWorker() {
 			continue
 		}
@@ -62,14 +64,14 @@ func newGateway(backend *awsstack.AWS, sessions *identity.Sessions, audioOrigin 
 			continue
 		}
 		for _, r := range f.Routes {
-			g.routes.Handle(string(r), g.invoke(f, string(r), h, sessions))
+			g.routes.Handle(r, g.invoke(f, r, h, sessions))
 		}
 	}
 	// The Cognito stand-in (local sign-up and sign-in issue session tokens) and
 	// the emulation's own health check (API Gateway has no such route).
 	localRoutes := []httpapi.Route{httpapi.RouteSignup, httpapi.RouteLogin, httpapi.RouteHealth}
 	local := httpapi.BearerSessions{Sessions: sessions}
-	deps, cfg := backend.HTTP(local, local)
+	deps, cfg := lambdaapi.HTTP(backend, local, local)
 	g.local = httpapi.New(deps, cfg, localRoutes...)
 	g.localPaths = map[string]bool{}
 	for _, r := range localRoutes {
@@ -97,7 +99,7 @@ func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // invoke turns a matched request into its function's event. For routes behind
 // the authorizer, a valid local session becomes the verified `sub` claim.
-func (g *gateway) invoke(f lambdaapi.Function, route string, h lambdaapi.EventHandler, sessions *identity.Sessions) http.Handler {
+func (g *gateway) invoke(f inventory.Function, route string, h lambdaapi.EventHandler, sessions *identity.Sessions) http.Handler {
 	_, path, _ := strings.Cut(route, " ")
 	var params []string
 	for _, seg := range strings.Split(path, "/") {
@@ -148,7 +150,7 @@ func (g *gateway) call(w http.ResponseWriter, r *http.Request, routeKey string, 
 // invokeWorker adapts a worker's SQS handler to the poller: one received
 // message becomes a one-record SQS event; a reported batch item failure leaves
 // the message for redelivery, as the event source mapping does.
-func invokeWorker(h lambdaapi.SQSEventHandler, queueURL string) func(context.Context, types.Message) error {
+func invokeWorker(h workers.SQSEventHandler, queueURL string) func(context.Context, types.Message) error {
 	arn := "arn:aws:sqs:us-east-1:000000000000:" + queueURL[strings.LastIndex(queueURL, "/")+1:]
 	return func(ctx context.Context, m types.Message) error {
 		rec := events.SQSMessage{

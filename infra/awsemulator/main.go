@@ -4,8 +4,9 @@
 //
 //   - serves the API on LISTEN_ADDR like API Gateway's HTTP API: each request is
 //     matched by method and path template to its Lambda function
-//     (shared/transport/lambdaapi.Functions, the same inventory as template.yaml), turned
-//     into an API Gateway v2 event and handed to that function's handler;
+//     (shared/transport/lambdaapi/inventory.Functions, the same inventory as
+//     template.yaml), turned into an API Gateway v2 event and handed to that
+//     function's handler;
 //     requests no route matches go to the $default (fallback) function;
 //   - runs the SQS-triggered workers by polling their local queues and invoking
 //     their handlers with SQS events, honouring batch item failures;
@@ -53,7 +54,7 @@ import (
 	"github.com/callscribe/callscribe/shared/stack/config"
 	"github.com/callscribe/callscribe/shared/testkit/awstest"
 	"github.com/callscribe/callscribe/shared/transport/httpapi"
-	"github.com/callscribe/callscribe/shared/transport/lambdaapi"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi/inventory"
 	"github.com/callscribe/callscribe/shared/transport/lambdaapi/workers"
 )
 
@@ -164,7 +165,7 @@ func provision(ctx context.Context, servers *awstest.Servers, cfg *config.Config
 	if err := dynamodb.CreateTables(ctx, ddb.NewFromConfig(servers.DynamoDBConfig()), tables); err != nil {
 		return err
 	}
-	names := []string{queuePrefix + lambdaapi.QueueTranscription, queuePrefix + lambdaapi.QueueDerived, queuePrefix + lambdaapi.QueueCallback}
+	names := []string{queuePrefix + inventory.QueueTranscription, queuePrefix + inventory.QueueDerived, queuePrefix + inventory.QueueCallback}
 	qs, err := sqs.CreateQueues(ctx, awssqs.NewFromConfig(servers.SQSConfig()), names, sqs.QueueOptions{MaxReceiveCount: 5})
 	if err != nil {
 		return err
@@ -188,11 +189,11 @@ func provision(ctx context.Context, servers *awstest.Servers, cfg *config.Config
 func startWorkers(ctx context.Context, wg *sync.WaitGroup, backend *awsstack.AWS, servers *awstest.Servers, cfg config.Config, logger *slog.Logger) error {
 	client := awssqs.NewFromConfig(servers.SQSConfig())
 	urls := map[string]string{
-		lambdaapi.QueueTranscription: cfg.TranscriptionQueueURL,
-		lambdaapi.QueueDerived:       cfg.DerivedQueueURL,
-		lambdaapi.QueueCallback:      cfg.CallbackQueueURL,
+		inventory.QueueTranscription: cfg.TranscriptionQueueURL,
+		inventory.QueueDerived:       cfg.DerivedQueueURL,
+		inventory.QueueCallback:      cfg.CallbackQueueURL,
 	}
-	for _, f := range lambdaapi.Functions {
+	for _, f := range inventory.Functions {
 		if !f.IsWorker() {
 			continue
 		}

@@ -4,7 +4,9 @@
 // router and the jobs service sit on those clients. It builds no provider: the
 // worker functions' engine tables (packages transcriptionengines and
 // derivedengines below this one) build theirs from the same configuration and clients, so
-// an API function links no speech or LLM SDK at all.
+// an API function links no speech or LLM SDK at all. It imports no transport
+// either: the HTTP handlers' wiring is package lambdaapi's, so the workers
+// link no HTTP code.
 package awsstack
 
 import (
@@ -26,10 +28,8 @@ import (
 	"github.com/callscribe/callscribe/shared/adapters/s3"
 	"github.com/callscribe/callscribe/shared/adapters/sqs"
 	"github.com/callscribe/callscribe/shared/callscribe"
-	"github.com/callscribe/callscribe/shared/service/identity"
 	"github.com/callscribe/callscribe/shared/service/jobs"
 	"github.com/callscribe/callscribe/shared/stack/config"
-	"github.com/callscribe/callscribe/shared/transport/httpapi"
 )
 
 // AWS is the service wired to DynamoDB, S3 and SQS, as one Lambda function sees
@@ -50,9 +50,6 @@ type AWS struct {
 	// Service is the use-case layer over these stores, shared by the API
 	// handlers and the workers.
 	Service *jobs.Service
-
-	deps httpapi.Deps
-	api  httpapi.Config
 }
 
 // Open wires the AWS adapters from cfg. SESSION_SECRET is required: it keys
@@ -108,17 +105,6 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*AWS, er
 	a.Service = jobs.New(jobs.Deps{
 		Jobs: a.Jobs, Accounts: a.Accounts, Audio: a.Audio, Queue: router, Uploads: uploadSigner{a.Audio}, AudioLinks: a.Audio, Logger: logger,
 	}, jobs.Config{QuotaMinutes: cfg.QuotaMinutes, CallbackAllowHosts: cfg.CallbackAllowHosts})
-	a.deps = httpapi.Deps{Service: a.Service, Logger: logger}
-	a.api = httpapi.Config{
-		GatewayKey: cfg.GatewayKey,
-		CursorKey:  identity.DeriveKey([]byte(cfg.SessionSecret), "list-cursor"),
-		// A Lambda request carries at most 6 MB and API Gateway base64-encodes a
-		// binary body (4/3 larger), so a multipart upload fits about 4.4 MB of
-		// audio; 4 MiB leaves room for the form. Larger files take the two-step path.
-		DirectUploadMaxBytes: 4 << 20,
-		Identity:             cognitoIdentity(cfg),
-		RateLimit:            httpapi.RateLimit{RPS: cfg.RateLimitRPS, Burst: cfg.RateLimitBurst},
-	}
 	return a, nil
 }
 
@@ -142,29 +128,7 @@ func awsConfig(ctx context.Context, cfg config.Config) (aws.Config, error) {
 	return c, nil
 }
 
-// cognitoIdentity is the dashboard's sign-in on AWS: the user pool's app
-// client, at the region's cognito-idp endpoint unless COGNITO_ENDPOINT names
-// another (the local AWS stack's stand-in).
-func cognitoIdentity(cfg config.Config) httpapi.IdentityConfig {
-	endpoint := cfg.CognitoEndpoint
-	if endpoint == "" {
-		endpoint = "https://cognito-idp." + cfg.AWSRegion + ".amazonaws.com/"
-	}
-	return httpapi.IdentityConfig{Kind: "cognito", Region: cfg.AWSRegion, ClientID: cfg.CognitoClientID, Endpoint: endpoint}
-}
-
-// HTTP returns what the HTTP handlers run on in this wiring: the jobs service,
-// and dashboard sessions as the deployment authenticates them (the Cognito
-// claims API Gateway verified, on AWS; the emulation's own signed tokens, which
-// it also issues, in `make run-aws-local`). issuer is nil where sign-in is
-// Cognito's.
-func (a *AWS) HTTP(sessions httpapi.SessionAuthenticator, issuer httpapi.SessionIssuer) (httpapi.Deps, httpapi.Config) {
-	deps := a.deps
-	deps.Sessions, deps.Issuer = sessions, issuer
-	return deps, a.api
-}
-
-// uploadSigner adapts the S3 store's presigned POST to httpapi.UploadSigner.
+// uploadSigner adapts the S3 store's presigned POST to callscribe.UploadSigner.
 type uploadSigner struct{ store *s3.AudioStore }
 
 func (u uploadSigner) SignUpload(ctx context.Context, key string, maxBytes int64, expiry time.Duration) (string, map[string]string, error) {

@@ -1,7 +1,8 @@
-// Package lambdaapi runs the service as Lambda functions: API routes behind API
-// Gateway HTTP APIs (payload format 2.0, through aws-lambda-go-api-proxy, with
-// the very handlers the local process serves) and SQS-triggered workers. The
-// Functions table is the deployment's inventory.
+// Package lambdaapi runs the API functions: API routes behind API Gateway HTTP
+// APIs (payload format 2.0, through aws-lambda-go-api-proxy, with the very
+// handlers the local process serves). The deployment's inventory is package
+// lambdaapi/inventory; the SQS-triggered workers are package lambdaapi/workers,
+// which does not import this package, so no worker links the HTTP transport.
 package lambdaapi
 
 import (

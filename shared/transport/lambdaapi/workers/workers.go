@@ -3,7 +3,8 @@
 // built from the table its main passes (the transcription worker a speech
 // table, the derived-job worker an insight table, the callback worker none).
 // API functions do not import it, so they link neither the pipeline nor any
-// provider.
+// provider; it does not import package lambdaapi, so a worker links no HTTP
+// transport (functions/linkage_test.go checks both).
 package workers
 
 import (
@@ -17,12 +18,13 @@ import (
 	"github.com/callscribe/callscribe/shared/service/callback"
 	"github.com/callscribe/callscribe/shared/service/pipeline"
 	"github.com/callscribe/callscribe/shared/stack/awsstack"
-	"github.com/callscribe/callscribe/shared/transport/lambdaapi"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi/inventory"
+	"github.com/callscribe/callscribe/shared/transport/lambdaapi/lambdaenv"
 )
 
 // selection is what a worker consuming f's message kinds must build: a
 // transcriber for transcriptions, a summarizer and a tagger for derived jobs.
-func selection(f lambdaapi.Function, backend *awsstack.AWS) engines.Selection {
+func selection(f inventory.Function, backend *awsstack.AWS) engines.Selection {
 	var sel engines.Selection
 	if slices.Contains(f.Kinds, callscribe.KindTranscribe) {
 		sel.Transcriber = backend.Config.Transcriber
@@ -35,7 +37,7 @@ func selection(f lambdaapi.Function, backend *awsstack.AWS) engines.Selection {
 
 // Handler builds the SQS handler of worker function f over backend, with its
 // providers from table.
-func Handler(f lambdaapi.Function, backend *awsstack.AWS, table engines.Table[*awsstack.AWS]) (lambdaapi.SQSEventHandler, *engines.Engines, error) {
+func Handler(f inventory.Function, backend *awsstack.AWS, table engines.Table[*awsstack.AWS]) (SQSEventHandler, *engines.Engines, error) {
 	eng, err := engines.Build(table, backend, selection(f, backend))
 	if err != nil {
 		return nil, nil, err
@@ -49,12 +51,12 @@ func Handler(f lambdaapi.Function, backend *awsstack.AWS, table engines.Table[*a
 		CallbackBackoffBase: cfg.CallbackBackoffBase,
 		CallbackTimeout:     cfg.CallbackTimeout,
 	}
-	return lambdaapi.SQSBatchHandler(w, backend.Logger, f.Kinds...), eng, nil
+	return SQSBatchHandler(w, backend.Logger, f.Kinds...), eng, nil
 }
 
 // Serve is the whole main of a worker function.
-func Serve(f lambdaapi.Function, table engines.Table[*awsstack.AWS]) {
-	backend := lambdaapi.Setup(f)
+func Serve(f inventory.Function, table engines.Table[*awsstack.AWS]) {
+	backend := lambdaenv.Setup(f.Name)
 	h, _, err := Handler(f, backend, table)
 	if err != nil {
 		backend.Logger.Error("starting the worker failed", "err", err)

@@ -1,4 +1,4 @@
-package lambdaapi
+package workers
 
 import (
 	"context"
