@@ -16,10 +16,10 @@ cd "$(dirname "$0")/../.."
 
 bash shared/transport/openapi/lint/lint.sh
 
-generated=(shared/transport/openapi/openapi.json shared/client/codes.gen.go)
-go generate ./shared/transport/openapi ./shared/client
+generated=(shared/transport/openapi/openapi.json shared/callscribe/codes.gen.go shared/client/codes.gen.go)
+go generate ./shared/transport/openapi ./shared/callscribe ./shared/client
 if ! git diff --exit-code --stat -- "${generated[@]}"; then
-	echo "generated files are stale: run go generate ./shared/transport/openapi ./shared/client and commit" >&2
+	echo "generated files are stale: run go generate ./shared/transport/openapi ./shared/callscribe ./shared/client and commit" >&2
 	exit 1
 fi
 
