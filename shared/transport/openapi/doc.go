@@ -63,6 +63,12 @@
 //     and the Go client's Code constants (shared/callscribe/codes.gen.go,
 //     shared/client/codes.gen.go) are generated from them by
 //     internal/gencodes, so the enum is the one list of the codes on the wire.
+//   - Every body the Go client reads or sends is a component schema (not an
+//     inline one), with x-go-name / x-go-type / x-go-type-name /
+//     x-go-type-skip-optional-pointer where the Go names and types differ from
+//     oapi-codegen's defaults: the client's wire types (shared/client/wire.gen.go)
+//     are generated from the component schemas alone, with no dependency on
+//     oapi-codegen's runtime. The extensions change no validation.
 //   - Every operation declares its security; the webhook's is `[]` (the service
 //     sends only the optional `apikey` header).
 //
