@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks what is generated from the OpenAPI document (make check-generated):
 #   1. Redocly's recommended ruleset reports no error on openapi.yaml.
-#   2. The generated files are current: go generate, then no diff.
+#   2. The generated files are current (openapi.json, the server's and the
+#      client's error codes, the client's wire types): go generate, then no diff.
 #   3. The dashboard's TypeScript types generated from the document are current.
 #   4. oapi-codegen's output for the whole document (models, client, std-http
 #      server) builds, so integrators' generators keep working. It is built in a
@@ -16,10 +17,10 @@ cd "$(dirname "$0")/../.."
 
 bash shared/transport/openapi/lint/lint.sh
 
-generated=(shared/transport/openapi/openapi.json shared/client/codes.gen.go)
-go generate ./shared/transport/openapi ./shared/client
+generated=(shared/transport/openapi/openapi.json shared/callscribe/codes.gen.go shared/client/codes.gen.go shared/client/wire.gen.go)
+go generate ./shared/transport/openapi ./shared/callscribe ./shared/client
 if ! git diff --exit-code --stat -- "${generated[@]}"; then
-	echo "generated files are stale: run go generate ./shared/transport/openapi ./shared/client and commit" >&2
+	echo "generated files are stale: run go generate ./shared/transport/openapi ./shared/callscribe ./shared/client and commit" >&2
 	exit 1
 fi
 

@@ -9,52 +9,15 @@ import (
 	"time"
 )
 
-// Error codes. The API codes are the spec's; the HTTP status for each lives in one
-// table in the httpapi package. Codes that never leave the process are marked.
-const (
-	// Spec codes.
-	CodeAudioFileMissing          = "AUDIO_FILE_MISSING"
-	CodeAudioDurationUnknown      = "AUDIO_DURATION_UNKNOWN"
-	CodeInvalidMetadataJSON       = "INVALID_METADATA_JSON"
-	CodeInvalidPagination         = "INVALID_PAGINATION"
-	CodeInvalidFilter             = "INVALID_FILTER"
-	CodeMissingJobID              = "MISSING_JOB_ID"
-	CodeInvalidJSONBody           = "INVALID_JSON_BODY"
-	CodeMissingTranscriptSource   = "MISSING_TRANSCRIPT_SOURCE"
-	CodeMultipleTranscriptSources = "MULTIPLE_TRANSCRIPT_SOURCES"
-	CodeNotATranscription         = "NOT_A_TRANSCRIPTION"
-	CodeForbidden                 = "FORBIDDEN"
-	CodeJobNotFound               = "JOB_NOT_FOUND"
-	CodeTranscriptionNotReady     = "TRANSCRIPTION_NOT_READY"
-	CodeFileTooLarge              = "FILE_TOO_LARGE"
-	CodeUnsupportedAudioFormat    = "UNSUPPORTED_AUDIO_FORMAT"
-	CodeTranscriptEmpty           = "TRANSCRIPT_EMPTY"
-	CodeQuotaExceeded             = "QUOTA_EXCEEDED"
-	CodeProviderSubmitFailed      = "PROVIDER_SUBMIT_FAILED"
+// The API's error codes (codes.gen.go) are generated from the OpenAPI
+// document's ErrorCode enum, the one list of codes that reach the wire; the
+// HTTP status for each lives in one table in the httpapi package.
+//go:generate go run ../transport/openapi/internal/gencodes -package callscribe
 
-	// Codes the spec leaves to us.
-	CodeUnauthorized     = "UNAUTHORIZED"
-	CodeInternal         = "INTERNAL_ERROR"
-	CodeNotFound         = "NOT_FOUND"
-	CodeMethodNotAllowed = "METHOD_NOT_ALLOWED"
-	CodeEmailTaken       = "EMAIL_TAKEN"
-	CodeInvalidSignup    = "INVALID_SIGNUP"
-	CodeInvalidCallback  = "INVALID_CALLBACK"
-	CodeInvalidRequest   = "INVALID_REQUEST"
-	CodeUploadNotFound   = "UPLOAD_NOT_FOUND"
-	CodeRequestTooLarge  = "REQUEST_TOO_LARGE"
-	CodeInvalidFormat    = "INVALID_FORMAT"
-	// CodeInvalidKeyterms: the upload's keyterms field broke one of the
-	// per-job vocabulary rules (the message says which).
-	CodeInvalidKeyterms = "INVALID_KEYTERMS"
-	// CodeRateLimited: too many requests from one API key or address, or too
-	// many failed sign-ins; the answer says when to try again (Retry-After).
-	CodeRateLimited = "RATE_LIMITED"
-
-	// CodeConflict never leaves the process: a compare-and-set status transition
-	// found the job in another state (or deleted) and did nothing.
-	CodeConflict = "CONFLICT"
-)
+// CodeConflict never leaves the process: a compare-and-set status transition
+// found the job in another state (or deleted) and did nothing. It has no HTTP
+// status, so should it ever reach a response it is answered as INTERNAL_ERROR.
+const CodeConflict = "CONFLICT"
 
 // Error is the one error type of the service. Code is machine readable; Message is
 // safe to show to the caller; Details is optional structured data (QUOTA_EXCEEDED).

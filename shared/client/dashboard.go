@@ -16,9 +16,7 @@ import (
 // IdentityConfig returns where dashboard users sign up and sign in
 // (GET /dashboard/config, no credentials needed).
 func (c *Client) IdentityConfig(ctx context.Context) (*IdentityConfig, error) {
-	var body struct {
-		Identity IdentityConfig `json:"identity"`
-	}
+	var body DashboardConfig
 	req := &request{method: http.MethodGet, path: "/dashboard/config", idempotent: true}
 	if err := c.call(ctx, req, &body); err != nil {
 		return nil, err
@@ -27,11 +25,6 @@ func (c *Client) IdentityConfig(ctx context.Context) (*IdentityConfig, error) {
 		body.Identity.Kind = IdentityLocal
 	}
 	return &body.Identity, nil
-}
-
-type credentials struct {
-	Email    string `json:"email"`
-	Password string `json:"password"`
 }
 
 // ErrConfirmationRequired is returned by Signup on a Cognito identity whose
@@ -64,7 +57,7 @@ func (c *Client) Signup(ctx context.Context, email, password string) error {
 		}
 		return nil
 	}
-	req, err := jsonRequest("/dashboard/signup", authNone, credentials{email, password})
+	req, err := jsonRequest("/dashboard/signup", authNone, CredentialsRequest{Email: email, Password: password})
 	if err != nil {
 		return err
 	}
@@ -119,14 +112,11 @@ func (c *Client) Login(ctx context.Context, email, password string) (*Session, e
 		}
 		return &Session{Token: out.AuthenticationResult.IDToken, ExpiresAt: time.Now().Add(time.Duration(exp) * time.Second), Identity: IdentityCognito}, nil
 	}
-	req, err := jsonRequest("/dashboard/login", authNone, credentials{email, password})
+	req, err := jsonRequest("/dashboard/login", authNone, CredentialsRequest{Email: email, Password: password})
 	if err != nil {
 		return nil, err
 	}
-	var out struct {
-		Token     string    `json:"token"`
-		ExpiresAt time.Time `json:"expires_at"`
-	}
+	var out LoginSession
 	if err := c.call(ctx, req, &out); err != nil {
 		return nil, err
 	}
@@ -239,17 +229,15 @@ func (c *Client) CreateAPIKey(ctx context.Context, name string) (*CreatedAPIKey,
 
 // ListAPIKeys lists the session account's API keys (without secrets).
 func (c *Client) ListAPIKeys(ctx context.Context) ([]APIKey, error) {
-	var body struct {
-		Keys []APIKey `json:"api_keys"`
-	}
+	var body APIKeyList
 	req := &request{method: http.MethodGet, path: "/dashboard/api-keys", auth: authSession, idempotent: true}
 	if err := c.call(ctx, req, &body); err != nil {
 		return nil, err
 	}
-	if body.Keys == nil {
-		body.Keys = []APIKey{}
+	if body.ApiKeys == nil {
+		body.ApiKeys = []APIKey{}
 	}
-	return body.Keys, nil
+	return body.ApiKeys, nil
 }
 
 // RevokeAPIKey revokes one of the session account's API keys.

@@ -91,6 +91,20 @@
 // statuses are plain strings with constants (TypeSummary, StatusSucceeded...)
 // so a value from a newer service still reads.
 //
+// # Wire types
+//
+// The shapes the service sends and takes (JobSummary, TranscriptionResult,
+// Segment, SummaryResult, TagsResult, Taxonomy, Usage, CreatedJob,
+// CreatedAPIKey, APIKey, Limits, IdentityConfig, the request bodies...) are
+// generated from the OpenAPI document's component schemas by oapi-codegen
+// (wire.gen.go; oapi-codegen.yaml, models only, at the version go.mod pins),
+// the error codes by gencodes (codes.gen.go). Job is the one hand-written
+// wire view: the document's Job is a oneOf discriminated on type, and Job
+// decodes the generated variant (TranscriptionJob, SummaryJob, TagsJob) of
+// its type. The server's code constants (package callscribe) are generated
+// from the same enum: two generated lists from one source, because this
+// public package must not import the server's domain.
+//
 // The package imports only the standard library; its tests run against the
 // real service (the local stack started in-process with the test speech
 // engine), and only the transport behaviour of retries against an httptest server.

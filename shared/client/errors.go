@@ -55,14 +55,7 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// QuotaDetails are the figures of a QUOTA_EXCEEDED error, in minutes.
-type QuotaDetails struct {
-	LimitMinutes float64 `json:"limit_minutes"`
-	UsedMinutes  float64 `json:"used_minutes"`
-	FileMinutes  float64 `json:"file_minutes"`
-}
-
-// Quota returns the figures of a QUOTA_EXCEEDED error; ok is false for any
+// Quota returns the figures (QuotaDetails, in minutes) of a QUOTA_EXCEEDED error; ok is false for any
 // other error or when the details are missing.
 func (e *Error) Quota() (QuotaDetails, bool) {
 	var q QuotaDetails
@@ -78,15 +71,8 @@ func (e *Error) Quota() (QuotaDetails, bool) {
 // parseError builds the *Error of a non-2xx response.
 func parseError(status int, h http.Header, body []byte) *Error {
 	e := &Error{Status: status, RetryAfter: parseRetryAfter(h.Get("Retry-After")), RequestID: h.Get("X-Request-Id"), raw: body[:min(len(body), 64<<10)], header: h}
-	var shape struct {
-		Error *struct {
-			Code    string          `json:"code"`
-			Message string          `json:"message"`
-			Details json.RawMessage `json:"details"`
-		} `json:"error"`
-		RequestID string `json:"requestId"`
-	}
-	if json.Unmarshal(body, &shape) == nil && shape.Error != nil && shape.Error.Code != "" {
+	var shape ErrorResponse
+	if json.Unmarshal(body, &shape) == nil && shape.Error.Code != "" {
 		e.Code, e.Message = shape.Error.Code, shape.Error.Message
 		if d := shape.Error.Details; len(d) > 0 && string(d) != "null" {
 			e.Details = d

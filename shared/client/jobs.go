@@ -93,11 +93,7 @@ func (o ListOptions) query() url.Values {
 
 // ListJobs returns one page of the account's jobs of every type, newest first.
 func (c *Client) ListJobs(ctx context.Context, opts ListOptions) (*JobPage, error) {
-	var body struct {
-		Transcriptions []JobSummary `json:"transcriptions"`
-		NextCursor     *string      `json:"next_cursor"`
-		RequestID      string       `json:"requestId"`
-	}
+	var body JobList
 	req := &request{method: http.MethodGet, path: "/v1/transcriptions", query: opts.query(), auth: authAPIKey, idempotent: true}
 	if err := c.call(ctx, req, &body); err != nil {
 		return nil, err
@@ -137,31 +133,18 @@ func (c *Client) AllJobs(ctx context.Context, opts ListOptions) iter.Seq2[JobSum
 	}
 }
 
-// SummarizeRequest names the transcript to summarize: exactly one of a
-// succeeded transcription of the account or plain transcript text.
-type SummarizeRequest struct {
-	TranscriptionJobID string `json:"transcription_job_id,omitempty"`
-	TranscriptText     string `json:"transcript_text,omitempty"`
-}
-
-// Summarize creates a summary job; poll it with WaitForJob or GetJob.
+// Summarize creates a summary job; poll it with WaitForJob or GetJob. r names
+// the transcript: exactly one of a succeeded transcription of the account
+// (TranscriptionJobID) or plain transcript text.
 func (c *Client) Summarize(ctx context.Context, r SummarizeRequest) (*CreatedJob, error) {
 	return c.derive(ctx, "/v1/summarize", r)
 }
 
-// TagRequest names the transcript to tag (exactly one of TranscriptionJobID
-// and TranscriptText) and, optionally, where to POST the result when the job
-// ends: CallbackURL, with CallbackAPIKey sent as its `apikey` header and
-// CallUUID as the callback's call_uuid.
-type TagRequest struct {
-	TranscriptionJobID string `json:"transcription_job_id,omitempty"`
-	TranscriptText     string `json:"transcript_text,omitempty"`
-	CallbackURL        string `json:"callback_url,omitempty"`
-	CallbackAPIKey     string `json:"callback_apikey,omitempty"`
-	CallUUID           string `json:"call_uuid,omitempty"`
-}
-
-// Tag creates a tags job; poll it with WaitForJob or GetJob.
+// Tag creates a tags job; poll it with WaitForJob or GetJob. r names the
+// transcript to tag (exactly one of TranscriptionJobID and TranscriptText)
+// and, optionally, where to POST the result when the job ends: CallbackURL,
+// with CallbackAPIKey sent as its `apikey` header and CallUUID as the
+// callback's call_uuid.
 func (c *Client) Tag(ctx context.Context, r TagRequest) (*CreatedJob, error) {
 	return c.derive(ctx, "/v1/tag", r)
 }

@@ -8,40 +8,33 @@ import (
 	"time"
 )
 
-// Job types.
+// Job types, as plain strings (the values of the document's JobType enum) so
+// a type from a newer service still reads.
 const (
-	TypeTranscription = "transcription"
-	TypeSummary       = "summary"
-	TypeTags          = "tags"
+	TypeTranscription = string(JobTypeTranscription)
+	TypeSummary       = string(JobTypeSummary)
+	TypeTags          = string(JobTypeTags)
 )
 
-// Job statuses. Succeeded and failed are terminal.
+// Job statuses, as plain strings (the values of the document's JobStatus
+// enum). Succeeded and failed are terminal.
 const (
-	StatusQueued     = "queued"
-	StatusProcessing = "processing"
-	StatusSucceeded  = "succeeded"
-	StatusFailed     = "failed"
+	StatusQueued     = string(JobStatusQueued)
+	StatusProcessing = string(JobStatusProcessing)
+	StatusSucceeded  = string(JobStatusSucceeded)
+	StatusFailed     = string(JobStatusFailed)
 )
 
-// CreatedJob is the 202 answer of a create (transcription, summary, tags).
-// Status is the initial status (queued or processing); ReceivedAt is when the
-// service stored the job. The transcription create's answer carries no type:
-// the client fills in TypeTranscription.
-type CreatedJob struct {
-	ID         string    `json:"job_id"`
-	Type       string    `json:"type,omitempty"`
-	Status     string    `json:"status"`
-	ReceivedAt time.Time `json:"received_at"`
-	RequestID  string    `json:"requestId"`
-}
-
-// Job is a job of any type as GET /v1/transcriptions/{job_id} returns it.
-// Result is present only when Status is succeeded and Error only when it is
-// failed; read Result through Transcription, Summary or Tags. SourceJobID is
-// set only on summary and tags jobs. Metadata is the metadata object given at
-// creation, when there was one; Keyterms the transcription's keyterms as
-// stored (trimmed, duplicates folded), when it had some. A job without a type (created before the field
-// existed) has Type transcription, as the spec says.
+// Job is a job of any type as GET /v1/transcriptions/{job_id} returns it: the
+// document's Job, a oneOf of TranscriptionJob, SummaryJob and TagsJob
+// discriminated on type (wire.gen.go), read into one value. Result is present
+// only when Status is succeeded and Error only when it is failed; read Result
+// through Transcription, Summary or Tags. SourceJobID is set only on summary
+// and tags jobs. Metadata is the metadata object given at creation, when there
+// was one; Keyterms the transcription's keyterms as stored (trimmed,
+// duplicates folded), when it had some. A job without a type (created before
+// the field existed) has Type transcription, as the spec says. The JSON tags
+// are the wire names, so a Job encodes as the service sent it.
 type Job struct {
 	ID          string          `json:"job_id"`
 	Type        string          `json:"type"`
@@ -56,21 +49,57 @@ type Job struct {
 	RequestID   string          `json:"requestId,omitempty"`
 }
 
+// UnmarshalJSON decodes the generated variant that type names: TranscriptionJob
+// for transcription (or no type), SummaryJob for summary and for a type this
+// client does not know, TagsJob for tags. The result stays raw JSON, decoded
+// by the accessors, so a result this client cannot read does not hide the job.
+func (j *Job) UnmarshalJSON(b []byte) error {
+	var head struct {
+		Type   string          `json:"type"`
+		Result json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return err
+	}
+	// Each variant's own result field is shadowed by the shallower raw one.
+	switch head.Type {
+	case "", TypeTranscription:
+		var v struct {
+			TranscriptionJob
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal(b, &v); err != nil {
+			return err
+		}
+		*j = Job{ID: v.ID, Status: string(v.Status), CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt, Error: v.Error, Metadata: v.Metadata, Keyterms: v.Keyterms, RequestID: v.RequestID}
+	case TypeTags:
+		var v struct {
+			TagsJob
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal(b, &v); err != nil {
+			return err
+		}
+		*j = Job{ID: v.ID, Status: string(v.Status), SourceJobID: v.SourceJobID, CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt, Error: v.Error, RequestID: v.RequestID}
+	default:
+		var v struct {
+			SummaryJob
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal(b, &v); err != nil {
+			return err
+		}
+		*j = Job{ID: v.ID, Status: string(v.Status), SourceJobID: v.SourceJobID, CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt, Error: v.Error, RequestID: v.RequestID}
+	}
+	j.Type = head.Type
+	if len(head.Result) > 0 && string(head.Result) != "null" {
+		j.Result = head.Result
+	}
+	return nil
+}
+
 // Done reports whether the job reached a terminal status (succeeded or failed).
 func (j *Job) Done() bool { return j.Status == StatusSucceeded || j.Status == StatusFailed }
-
-// JobError is the error block of a failed job.
-type JobError struct {
-	Code          string         `json:"code"`
-	Message       string         `json:"message"`
-	ProviderError *ProviderError `json:"provider_error,omitempty"`
-}
-
-// ProviderError is the underlying provider's code and message, when known.
-type ProviderError struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
 
 // ErrNoResult is returned (wrapped) by the result accessors of a Job that has
 // no result of the asked type: not succeeded, or of another type.
@@ -120,43 +149,6 @@ func (j *Job) Tags() (*TagsResult, error) {
 	return &r, nil
 }
 
-// TranscriptionResult is the result of a transcription job. Language and
-// WordsCount are nil when unavailable.
-type TranscriptionResult struct {
-	Language        *string   `json:"language"`
-	DurationSeconds float64   `json:"duration_seconds"`
-	WordsCount      *int      `json:"words_count"`
-	Transcript      []Segment `json:"transcript"`
-	// MetaData is set when the job had keyterms: what the engine did with them.
-	MetaData *TranscriptionMetaData `json:"meta_data,omitempty"`
-}
-
-// TranscriptionMetaData is a transcription result's meta_data.
-type TranscriptionMetaData struct {
-	Keyterms *KeytermsReport `json:"keyterms,omitempty"`
-}
-
-// KeytermsReport says what the engine did with a job's keyterms. Method is
-// language_model (boosted by the embedded engine for this job), prompt (sent
-// to a Whisper model), echo (the test engine) or not_supported (Note says
-// why). Applied are the terms used, wholly or in part; UnknownWords the
-// terms' words the engine's dictionary lacks (lower case), never boosted.
-type KeytermsReport struct {
-	Method       string   `json:"method"`
-	Applied      []string `json:"applied"`
-	UnknownWords []string `json:"unknown_words"`
-	Note         string   `json:"note,omitempty"`
-}
-
-// Segment is one speaker-attributed stretch of the transcript (times in seconds).
-type Segment struct {
-	Text         string  `json:"text"`
-	TimeStart    float64 `json:"time_start"`
-	TimeEnd      float64 `json:"time_end"`
-	SpeakerID    int     `json:"speaker_id"`
-	SpeakerAlias string  `json:"speaker_alias"`
-}
-
 // Speaker is one speaker of a transcript.
 type Speaker struct {
 	ID    int
@@ -176,59 +168,11 @@ func (r *TranscriptionResult) Speakers() []Speaker {
 	return out
 }
 
-// SummaryResult is the result of a summary job. MetaData is the free-form
-// object passed through from the pipeline (nil when null).
-type SummaryResult struct {
-	Topic    *string         `json:"topic"`
-	Summary  string          `json:"summary"`
-	MetaData json.RawMessage `json:"meta_data"`
-}
-
-// TagsResult is the result of a tags job: category name to selected values.
-type TagsResult struct {
-	Tags     map[string][]string `json:"tags"`
-	MetaData json.RawMessage     `json:"meta_data"`
-}
-
-// JobSummary is one entry of a job listing. OriginalFilename and Language are
-// nil when unknown; AudioSeconds is 0 for summary and tags jobs.
-type JobSummary struct {
-	ID               string    `json:"job_id"`
-	Type             string    `json:"type"`
-	Status           string    `json:"status"`
-	OriginalFilename *string   `json:"original_filename"`
-	Language         *string   `json:"language"`
-	AudioSeconds     float64   `json:"audio_seconds"`
-	CreatedAt        time.Time `json:"created_at"`
-	UpdatedAt        time.Time `json:"updated_at"`
-}
-
 // JobPage is one page of a listing. NextCursor is empty on the last page.
 type JobPage struct {
 	Jobs       []JobSummary
 	NextCursor string
 	RequestID  string
-}
-
-// Taxonomy is the fixed tag taxonomy (GET /v1/tags/taxonomy).
-type Taxonomy struct {
-	Categories []TaxonomyCategory `json:"categories"`
-	RequestID  string             `json:"requestId,omitempty"`
-}
-
-// TaxonomyCategory is one category: how many values a result carries and the
-// allowed values.
-type TaxonomyCategory struct {
-	Name      string          `json:"name"`
-	MinValues int             `json:"min_values"`
-	MaxValues int             `json:"max_values"`
-	Values    []TaxonomyValue `json:"values"`
-}
-
-// TaxonomyValue is one allowed value of a category.
-type TaxonomyValue struct {
-	Value       string `json:"value"`
-	Description string `json:"description"`
 }
 
 // Category returns the category with that name.
@@ -239,24 +183,6 @@ func (t *Taxonomy) Category(name string) (TaxonomyCategory, bool) {
 		}
 	}
 	return TaxonomyCategory{}, false
-}
-
-// Usage is the account's transcription minute quota state.
-type Usage struct {
-	LimitMinutes     float64 `json:"limit_minutes"`
-	UsedMinutes      float64 `json:"used_minutes"`
-	RemainingMinutes float64 `json:"remaining_minutes"`
-	RequestID        string  `json:"requestId,omitempty"`
-}
-
-// IdentityConfig says where dashboard users sign in (GET /dashboard/config):
-// Kind "local" (the service's own /dashboard/login) or "cognito" (a Cognito
-// user pool's InitiateAuth at Endpoint with the app client ClientID).
-type IdentityConfig struct {
-	Kind     string `json:"kind"`
-	Region   string `json:"region,omitempty"`
-	ClientID string `json:"client_id,omitempty"`
-	Endpoint string `json:"endpoint,omitempty"`
 }
 
 // Identity kinds.
@@ -273,45 +199,11 @@ type Session struct {
 	Identity string
 }
 
-// CreatedAPIKey is a new API key. Secret is shown only in this answer.
-type CreatedAPIKey struct {
-	ID        string    `json:"key_id"`
-	Secret    string    `json:"api_key"`
-	CreatedAt time.Time `json:"created_at"`
-	RequestID string    `json:"requestId,omitempty"`
-}
-
-// APIKey is a key of the account as listed (without its secret).
-type APIKey struct {
-	ID         string     `json:"key_id"`
-	Prefix     string     `json:"prefix"`
-	CreatedAt  time.Time  `json:"created_at"`
-	LastUsedAt *time.Time `json:"last_used_at"`
-}
-
 // Upload is a two-step upload: CreateUpload signs it, SendUpload sends the
 // file to URL (storage, not the API), CreateTranscriptionFromUpload turns it
 // into a job. Filename and Size are what CreateUpload was given.
 type Upload struct {
-	ID        string            `json:"upload_id"`
-	URL       string            `json:"url"`
-	Fields    map[string]string `json:"fields"`
-	MaxBytes  int64             `json:"max_bytes"`
-	ExpiresAt time.Time         `json:"expires_at"`
-	RequestID string            `json:"requestId,omitempty"`
-	Filename  string            `json:"-"`
-	Size      int64             `json:"-"`
-}
-
-// Limits are the service's upload and listing limits (GET /dashboard/limits).
-// DirectUploadMaxBytes is the largest file one create request carries in this
-// deployment: a good WithDirectUploadMaxBytes.
-type Limits struct {
-	MaxAudioBytes        int64    `json:"max_audio_bytes"`
-	DirectUploadMaxBytes int64    `json:"direct_upload_max_bytes"`
-	AudioFormats         []string `json:"audio_formats"`
-	MaxMetadataBytes     int64    `json:"max_metadata_bytes"`
-	DefaultPageSize      int      `json:"default_page_size"`
-	MaxPageSize          int      `json:"max_page_size"`
-	RequestID            string   `json:"requestId,omitempty"`
+	PresignedUpload
+	Filename string `json:"-"`
+	Size     int64  `json:"-"`
 }

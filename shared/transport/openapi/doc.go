@@ -59,8 +59,16 @@
 //     v2.8.2 reads it as a pointer; versions before OpenAPI 3.1 support, such as
 //     v2.4.1, read neither it nor a oneOf with {type: 'null'}).
 //   - Numbers are `format: double`, or Go generators make them float32.
-//   - ErrorCode carries x-enum-varnames and x-enum-descriptions: the Go client's
-//     Code constants (shared/client/codes.gen.go) are generated from them.
+//   - ErrorCode carries x-enum-varnames and x-enum-descriptions: the server's
+//     and the Go client's Code constants (shared/callscribe/codes.gen.go,
+//     shared/client/codes.gen.go) are generated from them by
+//     internal/gencodes, so the enum is the one list of the codes on the wire.
+//   - Every body the Go client reads or sends is a component schema (not an
+//     inline one), with x-go-name / x-go-type / x-go-type-name /
+//     x-go-type-skip-optional-pointer where the Go names and types differ from
+//     oapi-codegen's defaults: the client's wire types (shared/client/wire.gen.go)
+//     are generated from the component schemas alone, with no dependency on
+//     oapi-codegen's runtime. The extensions change no validation.
 //   - Every operation declares its security; the webhook's is `[]` (the service
 //     sends only the optional `apikey` header).
 //

@@ -790,6 +790,95 @@ export interface components {
             }[];
             requestId: components["schemas"]["RequestId"];
         };
+        CreatedJob: {
+            job_id: components["schemas"]["Uuid"];
+            /** @enum {string} */
+            type: "summary" | "tags";
+            status: components["schemas"]["JobStatus"];
+            received_at: components["schemas"]["Timestamp"];
+            requestId: components["schemas"]["RequestId"];
+        };
+        CreatedTranscriptionJob: {
+            job_id: components["schemas"]["Uuid"];
+            status: components["schemas"]["JobStatus"];
+            received_at: components["schemas"]["Timestamp"];
+            requestId: components["schemas"]["RequestId"];
+        };
+        PresignedUpload: {
+            upload_id: string;
+            /**
+             * Format: uri
+             * @description Where to POST the form.
+             */
+            url: string;
+            /** @description Form fields to send as they are, before the file. */
+            fields: {
+                [key: string]: string;
+            };
+            /** @constant */
+            max_bytes: 10485760;
+            expires_at: components["schemas"]["Timestamp"];
+            requestId: components["schemas"]["RequestId"];
+        };
+        DashboardConfig: {
+            /**
+             * @description `local`: sign up and sign in with POST /dashboard/signup and
+             *     /dashboard/login. `cognito`: through the user pool's SignUp and
+             *     InitiateAuth (app client `client_id`, cognito-idp `endpoint` when
+             *     not the region's default); its ID token is the session.
+             */
+            identity: {
+                /** @enum {string} */
+                kind: "local" | "cognito";
+                region?: string;
+                client_id?: string;
+                endpoint?: string;
+            };
+            requestId: components["schemas"]["RequestId"];
+        };
+        LoginSession: {
+            /** @description The dashboard session: send it as `Authorization: Bearer <token>`. */
+            token: string;
+            expires_at: components["schemas"]["Timestamp"];
+            requestId: components["schemas"]["RequestId"];
+        };
+        CreatedAPIKey: {
+            key_id: components["schemas"]["Uuid"];
+            api_key: string;
+            created_at: components["schemas"]["Timestamp"];
+            requestId: components["schemas"]["RequestId"];
+        };
+        APIKeyList: {
+            api_keys: {
+                key_id: components["schemas"]["Uuid"];
+                /** @description The first characters of the secret, to tell keys apart. */
+                prefix: string;
+                created_at: components["schemas"]["Timestamp"];
+                /**
+                 * Format: date-time
+                 * @description When the key last authenticated a request (a Timestamp); null if never.
+                 */
+                last_used_at: string | null;
+            }[];
+            requestId: components["schemas"]["RequestId"];
+        };
+        Limits: {
+            /** @description Largest audio file (10 MiB). */
+            max_audio_bytes: number;
+            /** @description Largest file one request carries here; larger files take the two-step upload. */
+            direct_upload_max_bytes: number;
+            audio_formats: ("mp3" | "wav")[];
+            max_metadata_bytes: number;
+            default_page_size: number;
+            max_page_size: number;
+            requestId: components["schemas"]["RequestId"];
+        };
+        CredentialsRequest: {
+            /** @description One plain address with a dotted domain (sign-up); compared case-insensitively. */
+            email?: string;
+            /** @description 10 to 72 characters (sign-up). */
+            password?: string;
+        };
         /** @description The tagDelivered callback body, contract version 1.0.0. */
         TagDeliveredPayload: {
             /**
@@ -820,12 +909,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": {
-                    job_id: components["schemas"]["Uuid"];
-                    status: components["schemas"]["JobStatus"];
-                    received_at: components["schemas"]["Timestamp"];
-                    requestId: components["schemas"]["RequestId"];
-                };
+                "application/json": components["schemas"]["CreatedTranscriptionJob"];
             };
         };
         /** @description Accepted; poll the new job's job_id. */
@@ -835,14 +919,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": {
-                    job_id: components["schemas"]["Uuid"];
-                    /** @enum {string} */
-                    type: "summary" | "tags";
-                    status: components["schemas"]["JobStatus"];
-                    received_at: components["schemas"]["Timestamp"];
-                    requestId: components["schemas"]["RequestId"];
-                };
+                "application/json": components["schemas"]["CreatedJob"];
             };
         };
         /** @description A presigned upload to storage. */
@@ -852,22 +929,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": {
-                    upload_id: string;
-                    /**
-                     * Format: uri
-                     * @description Where to POST the form.
-                     */
-                    url: string;
-                    /** @description Form fields to send as they are, before the file. */
-                    fields: {
-                        [key: string]: string;
-                    };
-                    /** @constant */
-                    max_bytes: 10485760;
-                    expires_at: components["schemas"]["Timestamp"];
-                    requestId: components["schemas"]["RequestId"];
-                };
+                "application/json": components["schemas"]["PresignedUpload"];
             };
         };
         /** @description Missing or invalid credentials for this route (API key or dashboard session), or a missing or wrong gateway key. */
@@ -1363,12 +1425,7 @@ export interface components {
         };
         Credentials: {
             content: {
-                "application/json": {
-                    /** @description One plain address with a dotted domain (sign-up); compared case-insensitively. */
-                    email?: string;
-                    /** @description 10 to 72 characters (sign-up). */
-                    password?: string;
-                };
+                "application/json": components["schemas"]["CredentialsRequest"];
             };
         };
     };
@@ -1803,22 +1860,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description `local`: sign up and sign in with POST /dashboard/signup and
-                         *     /dashboard/login. `cognito`: through the user pool's SignUp and
-                         *     InitiateAuth (app client `client_id`, cognito-idp `endpoint` when
-                         *     not the region's default); its ID token is the session.
-                         */
-                        identity: {
-                            /** @enum {string} */
-                            kind: "local" | "cognito";
-                            region?: string;
-                            client_id?: string;
-                            endpoint?: string;
-                        };
-                        requestId: components["schemas"]["RequestId"];
-                    };
+                    "application/json": components["schemas"]["DashboardConfig"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -1884,12 +1926,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description The dashboard session: send it as `Authorization: Bearer <token>`. */
-                        token: string;
-                        expires_at: components["schemas"]["Timestamp"];
-                        requestId: components["schemas"]["RequestId"];
-                    };
+                    "application/json": components["schemas"]["LoginSession"];
                 };
             };
             400: components["responses"]["InvalidJSONBody"];
@@ -1922,20 +1959,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        api_keys: {
-                            key_id: components["schemas"]["Uuid"];
-                            /** @description The first characters of the secret, to tell keys apart. */
-                            prefix: string;
-                            created_at: components["schemas"]["Timestamp"];
-                            /**
-                             * Format: date-time
-                             * @description When the key last authenticated a request (a Timestamp); null if never.
-                             */
-                            last_used_at: string | null;
-                        }[];
-                        requestId: components["schemas"]["RequestId"];
-                    };
+                    "application/json": components["schemas"]["APIKeyList"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -1965,12 +1989,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        key_id: components["schemas"]["Uuid"];
-                        api_key: string;
-                        created_at: components["schemas"]["Timestamp"];
-                        requestId: components["schemas"]["RequestId"];
-                    };
+                    "application/json": components["schemas"]["CreatedAPIKey"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -2378,17 +2397,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Largest audio file (10 MiB). */
-                        max_audio_bytes: number;
-                        /** @description Largest file one request carries here; larger files take the two-step upload. */
-                        direct_upload_max_bytes: number;
-                        audio_formats: ("mp3" | "wav")[];
-                        max_metadata_bytes: number;
-                        default_page_size: number;
-                        max_page_size: number;
-                        requestId: components["schemas"]["RequestId"];
-                    };
+                    "application/json": components["schemas"]["Limits"];
                 };
             };
             401: components["responses"]["Unauthorized"];
