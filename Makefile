@@ -107,7 +107,7 @@ bench-coldstart:
 build:
 	@bash infra/scripts/build-lambdas.sh
 
-run-aws-local: deps-aws web
+run-aws-local: deps-aws deps-speech web
 	$(GO) run ./infra/awsemulator
 
 deploy: build

@@ -28,15 +28,17 @@ type service struct{ addr string }
 
 func (s *service) BaseURL() string { return "http://" + s.addr }
 
-// startService builds and starts the binary; it is stopped with SIGTERM (so it
-// stops the local AWS servers it started) when the test ends.
-func startService(t *testing.T, extraEnv ...string) *service {
+// startService builds the binary with the given build tags ("" for the one
+// `make run-aws-local` runs) and starts it with the test engine selected, unless
+// extraEnv says otherwise; it is stopped with SIGTERM (so it stops the local
+// AWS servers it started) when the test ends.
+func startService(t *testing.T, tags string, extraEnv ...string) *service {
 	t.Helper()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "callscribe-awsemulator")
-	build := exec.Command(apitest.GoTool(), "build", "-tags", "testengine", "-o", bin, ".")
+	build := exec.Command(apitest.GoTool(), "build", "-tags", tags, "-o", bin, ".")
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build -tags testengine ./infra/awsemulator: %v\n%s", err, out)
+		t.Fatalf("go build -tags %q ./infra/awsemulator: %v\n%s", tags, err, out)
 	}
 	s := &service{addr: apitest.FreeAddr(t)}
 	logPath := filepath.Join(dir, "service.log")
@@ -109,9 +111,23 @@ func TestBlackBoxAWSLocal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("black-box suite: builds and runs the binary with the local AWS servers")
 	}
-	svc := startService(t)
+	svc := startService(t, "testengine")
 	opts := apitest.Options{QuotaMinutes: quotaMinutes, JobTimeout: 90 * time.Second, RateLimitBurst: config.DefaultRateLimitBurst}
 	apitest.Run(t, svc, opts)
 	apitest.RunCallbacks(t, svc, opts)
 	t.Run("DashboardInABrowser", func(t *testing.T) { apitest.RunDashboardE2E(t, svc, "cognito", true) })
+}
+
+// TestBlackBoxAWSLocalRealEngine runs the binary `make run-aws-local` runs (no
+// test tags, TRANSCRIBER unset: aws-transcribe against the local Amazon
+// Transcribe, which decodes with the embedded engine) on a synthesised call,
+// so the aws-transcribe adapter's own code path turns real speech into the
+// transcript.
+func TestBlackBoxAWSLocalRealEngine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("black-box suite: builds and runs the binary with the local AWS servers and the embedded speech engine")
+	}
+	call := apitest.SynthesizeCall(t, apitest.BillingCall, []string{"calling", "help"}, []string{"charged", "twice"})
+	svc := startService(t, "", "TRANSCRIBER=", "SUMMARIZER=", "TAGGER=", "WORKERS=1", "AGENT_CHANNEL=")
+	apitest.RunRealCall(t, svc, apitest.Options{QuotaMinutes: quotaMinutes, JobTimeout: 90 * time.Second}, call)
 }

@@ -18,6 +18,11 @@
 //     claims and gets the spec's 401; on AWS, API Gateway itself answers
 //     {"message":"Unauthorized"} before the function runs.
 //
+//   - stands in for Amazon Transcribe (package transcribe below this one): with
+//     TRANSCRIBER unset it runs the template's default, aws-transcribe, whose
+//     adapter talks to a local Transcribe batch API that decodes with the
+//     embedded speech engine (TRANSCRIBE_CHECK_AFTER defaults to 1 s here).
+//
 // It reads the same settings as `make run` (LISTEN_ADDR, QUOTA_MINUTES,
 // CALLBACK_ALLOW_HOSTS, CALLBACK_BACKOFF_BASE, TRANSCRIBER, WORKERS, ...). State
 // lives in the in-memory local servers and is gone when the process stops; the
@@ -81,6 +86,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
+	defaultTranscriber(&cfg, os.Getenv("TRANSCRIBER"))
 	logger := config.NewLogger(cfg.LogLevel)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -110,6 +116,15 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	}
 	if err := provision(ctx, servers, &cfg); err != nil {
 		return err
+	}
+	if cfg.Transcriber == "aws-transcribe" {
+		stopTranscribe, err := startTranscribe(servers, &cfg, logger)
+		if err != nil {
+			return err
+		}
+		// Deferred after servers.Stop, so it runs before it: the stand-in
+		// reads and writes the S3 stand-in until it stops.
+		defer stopTranscribe()
 	}
 	// Listening first: the Cognito stand-in's endpoint is on this address.
 	ln, err := net.Listen("tcp", cfg.ListenAddr)
@@ -166,7 +181,7 @@ func provision(ctx context.Context, servers *awstest.Servers, cfg *config.Config
 		return err
 	}
 	names := []string{queuePrefix + inventory.QueueTranscription, queuePrefix + inventory.QueueDerived, queuePrefix + inventory.QueueCallback}
-	qs, err := sqs.CreateQueues(ctx, awssqs.NewFromConfig(servers.SQSConfig()), names, sqs.QueueOptions{MaxReceiveCount: 5})
+	qs, err := sqs.CreateQueues(ctx, awssqs.NewFromConfig(servers.SQSConfig()), names, sqs.QueueOptions{})
 	if err != nil {
 		return err
 	}

@@ -113,7 +113,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*AWS, er
 // default chain would pick up a developer's real profile, and it reads
 // AWS_CA_BUNDLE, which breaks plain-http clients on our machines.
 func awsConfig(ctx context.Context, cfg config.Config) (aws.Config, error) {
-	if cfg.DynamoDBEndpoint != "" || cfg.S3Endpoint != "" || cfg.SQSEndpoint != "" {
+	if cfg.DynamoDBEndpoint != "" || cfg.S3Endpoint != "" || cfg.SQSEndpoint != "" || cfg.TranscribeEndpoint != "" {
 		return aws.Config{
 			Region:           cfg.AWSRegion,
 			Credentials:      credentials.NewStaticCredentialsProvider("local", "local", ""),

@@ -75,7 +75,14 @@ type Config struct {
 	DynamoDBEndpoint string // AWS_ENDPOINT_URL_DYNAMODB
 	S3Endpoint       string // AWS_ENDPOINT_URL_S3
 	SQSEndpoint      string // AWS_ENDPOINT_URL_SQS
-	AWSRegion        string // AWS_REGION
+	// TranscribeEndpoint is Amazon Transcribe's (the AWS emulation's local
+	// stand-in, infra/awsemulator/transcribe).
+	TranscribeEndpoint string // AWS_ENDPOINT_URL_TRANSCRIBE
+	// TranscribeCheckAfter is how long the pipeline waits before asking Amazon
+	// Transcribe again about a running job (awstranscribe.DefaultCheckAfter
+	// when zero).
+	TranscribeCheckAfter time.Duration // TRANSCRIBE_CHECK_AFTER
+	AWSRegion            string        // AWS_REGION
 	// The dashboard's sign-in on AWS: the Cognito app client (COGNITO_CLIENT_ID)
 	// and, for the local AWS stack's stand-in, the cognito-idp endpoint
 	// (COGNITO_ENDPOINT; default https://cognito-idp.<AWS_REGION>.amazonaws.com/).
@@ -130,6 +137,8 @@ func ConfigFromEnv() (Config, error) {
 		DynamoDBEndpoint:      os.Getenv("AWS_ENDPOINT_URL_DYNAMODB"),
 		S3Endpoint:            os.Getenv("AWS_ENDPOINT_URL_S3"),
 		SQSEndpoint:           os.Getenv("AWS_ENDPOINT_URL_SQS"),
+		TranscribeEndpoint:    os.Getenv("AWS_ENDPOINT_URL_TRANSCRIBE"),
+		TranscribeCheckAfter:  e.duration("TRANSCRIBE_CHECK_AFTER", 0),
 		AWSRegion:             e.str("AWS_REGION", "us-east-1"),
 		CognitoClientID:       os.Getenv("COGNITO_CLIENT_ID"),
 		CognitoEndpoint:       os.Getenv("COGNITO_ENDPOINT"),

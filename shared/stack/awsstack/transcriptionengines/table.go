@@ -7,6 +7,7 @@ package transcriptionengines
 import (
 	"errors"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/transcribe"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
@@ -39,7 +40,12 @@ func awsTranscribe(a *awsstack.AWS) (callscribe.Transcriber, func(), error) {
 	if a.Config.AudioBucket == "" {
 		return nil, nil, errors.New("TRANSCRIBER=aws-transcribe needs AUDIO_BUCKET")
 	}
-	t := awstranscribe.New(transcribe.NewFromConfig(a.SDK), awstranscribe.NewS3Output(a.S3, a.Config.AudioBucket),
-		awstranscribe.Config{Bucket: a.Config.AudioBucket, AgentChannel: a.Config.AgentChannel})
+	client := transcribe.NewFromConfig(a.SDK, func(o *transcribe.Options) {
+		if a.Config.TranscribeEndpoint != "" {
+			o.BaseEndpoint = aws.String(a.Config.TranscribeEndpoint)
+		}
+	})
+	t := awstranscribe.New(client, awstranscribe.NewS3Output(a.S3, a.Config.AudioBucket),
+		awstranscribe.Config{Bucket: a.Config.AudioBucket, AgentChannel: a.Config.AgentChannel, CheckAfter: a.Config.TranscribeCheckAfter})
 	return t, nil, nil
 }
