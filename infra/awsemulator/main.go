@@ -8,8 +8,10 @@
 //     template.yaml), turned into an API Gateway v2 event and handed to that
 //     function's handler;
 //     requests no route matches go to the $default (fallback) function;
+//
 //   - runs the SQS-triggered workers by polling their local queues and invoking
 //     their handlers with SQS events, honouring batch item failures;
+//
 //   - stands in for Cognito: POST /dashboard/signup and /dashboard/login work as
 //     in `make run` (accounts in DynamoDB, sessions signed with SESSION_SECRET),
 //     and the local JWT authorizer verifies those session tokens on the usage and
