@@ -3,6 +3,7 @@ package dashboard
 import (
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -52,5 +53,25 @@ func TestPageHeadersAndRoutes(t *testing.T) {
 	}
 	if rec := get(http.MethodPost, "/"); rec.Code != http.StatusMethodNotAllowed || rec.Header().Get("Allow") != "GET, HEAD" {
 		t.Errorf("POST /: %d %q", rec.Code, rec.Header().Get("Allow"))
+	}
+}
+
+// The page links its icon as a hashed asset, so browsers ask for that and not
+// for /favicon.ico; the link must resolve to an SVG the handler serves.
+func TestPageIconIsServed(t *testing.T) {
+	h := Handler(Options{})
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+	if rec.Code == http.StatusServiceUnavailable {
+		t.Skip("the dashboard has not been built (make web)")
+	}
+	m := regexp.MustCompile(`<link rel="icon" type="image/svg\+xml" href="(/assets/[^"]+\.svg)"`).FindStringSubmatch(rec.Body.String())
+	if m == nil {
+		t.Fatalf("the page links no SVG icon: %s", rec.Body.String())
+	}
+	icon := httptest.NewRecorder()
+	h.ServeHTTP(icon, httptest.NewRequest(http.MethodGet, m[1], nil))
+	if icon.Code != http.StatusOK || icon.Header().Get("Content-Type") != "image/svg+xml" || !strings.Contains(icon.Body.String(), "<svg") {
+		t.Errorf("GET %s: %d %q", m[1], icon.Code, icon.Header().Get("Content-Type"))
 	}
 }
