@@ -11,7 +11,8 @@
 // screenshot of every screen to OUT_DIR (kept for failures) and exits non-zero
 // on the first failed check.
 import { chromium } from "playwright-core";
-import { readFileSync, mkdirSync } from "node:fs";
+import { readFileSync, mkdirSync, mkdtempSync, copyFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const base = process.env.BASE_URL;
@@ -45,9 +46,22 @@ const pageErrors = [];
 const requested = [];
 page.on("request", (r) => requested.push(r.method() + " " + new URL(r.url()).pathname));
 page.on("pageerror", (e) => pageErrors.push(String(e)));
+const iconMisses = [];
+page.on("response", (r) => {
+  if (r.status() === 404 && /favicon|icon/.test(new URL(r.url()).pathname)) iconMisses.push(r.url());
+});
 
 async function shot(name) {
   await page.screenshot({ path: join(outDir, name + ".png"), fullPage: true });
+}
+
+/** Presses Tab until target has the focus (at most max times): proves it is reachable by keyboard. */
+async function tabTo(target, max = 60) {
+  for (let i = 0; i < max; i++) {
+    await page.keyboard.press("Tab");
+    if (await target.evaluate((el) => el === document.activeElement)) return true;
+  }
+  return false;
 }
 
 async function api(method, path, key, body) {
@@ -68,6 +82,9 @@ try {
   await page.goto(base + "/");
   await page.waitForURL(/#\/signin$/);
   await shot("01-signin");
+  const iconHref = await page.locator('link[rel="icon"]').getAttribute("href");
+  const icon = await fetch(new URL(iconHref, base));
+  check(icon.status === 200 && (icon.headers.get("content-type") || "").startsWith("image/svg+xml"), `the linked icon ${iconHref} is served (${icon.status} ${icon.headers.get("content-type")})`);
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill("a-long-password");
   await page.getByRole("button", { name: "Sign up" }).click();
@@ -91,13 +108,20 @@ try {
   await page.getByRole("link", { name: "Calls", exact: true }).click();
   await page.getByLabel("Call audio").setInputFiles({ name: "support-call.wav", mimeType: "audio/wav", buffer: readFileSync(wavPath) });
   await page.getByLabel("Language (optional)").fill("en");
+  await page.getByLabel("Metadata JSON (optional)").fill('{"crm_id": "42", "queue": "billing"}');
   await page.getByLabel("Key terms (optional)").fill("refund\n  Northwind Energy \n\nREFUND");
+  const languageLabel = await page.getByText("Language (optional)", { exact: true }).boundingBox();
+  const metadataLabel = await page.getByText("Metadata JSON (optional)", { exact: true }).boundingBox();
+  check(Math.abs(languageLabel.y - metadataLabel.y) < 2, `the Language label lines up with its neighbour (y ${languageLabel.y} and ${metadataLabel.y})`);
+  check((await page.getByRole("progressbar", { name: "Upload progress of support-call.wav" }).count()) === 1, "the chosen file is listed with its labelled progress bar");
   await page.getByRole("button", { name: "Upload", exact: true }).click();
   await page.getByRole("link", { name: "Open the call" }).waitFor();
+  check((await page.getByRole("progressbar", { name: "Upload progress of support-call.wav" }).evaluate((b) => b.value)) === 1, "the file's progress bar is full");
+  check((await page.getByLabel("Key terms (optional)").inputValue()) === "", "the key terms are cleared after the upload");
   const callID = (await page.getByRole("link", { name: "Open the call" }).getAttribute("href")).split("/").pop();
   const uploaded = await api("GET", "/v1/transcriptions/" + callID, apiKey);
   check(JSON.stringify(uploaded.body.keyterms) === JSON.stringify(["refund", "Northwind Energy"]), `the key terms are stored with the call (${JSON.stringify(uploaded.body.keyterms)})`);
-  await page.getByRole("link", { name: "support-call.wav" }).waitFor();
+  await page.getByRole("link", { name: "support-call.wav", exact: true }).waitFor();
   check(true, "the call appears in the list");
   await page.getByRole("row", { name: /support-call\.wav.*succeeded/ }).waitFor({ timeout: 30000 });
   check(true, "the list shows the call finish");
@@ -132,6 +156,50 @@ try {
   check(true, "the clicked turn is the current one");
   await page.evaluate(() => document.querySelector("audio").pause());
 
+  const head = page.locator(".review-head");
+  check((await page.getByRole("heading", { level: 1 }).textContent()) === "support-call.wav", "the review is headed by the file name");
+  const headText = await head.textContent();
+  check(headText.includes("00:06 · en · Uploaded"), `the header gives the length and language (${headText})`);
+  check((await head.getByRole("definition").allTextContents()).join(",") === "42,billing" && (await head.getByRole("term").allTextContents()).join(",") === "crm_id,queue", "the header lists the metadata");
+
+  step = "elapsed time while processing";
+  // The call has finished; the page is shown the job as still processing to see its clock run.
+  const isCall = (url) => url.pathname === "/dashboard/jobs/" + callID;
+  await page.route(isCall, async (route) => {
+    // A reload drops the requests in flight; their routes are then gone, which is no failure.
+    try {
+      const resp = await route.fetch();
+      const job = await resp.json();
+      job.status = "processing";
+      delete job.result;
+      await route.fulfill({ response: resp, json: job });
+    } catch {}
+  });
+  await page.reload();
+  const elapsed = page.locator(".review-head .elapsed");
+  await elapsed.waitFor();
+  const first = await elapsed.textContent();
+  check(/^Processing for \d\d:\d\d$/.test(first), `the header says how long it has been processing (${first})`);
+  await page.waitForFunction((before) => document.querySelector(".review-head .elapsed")?.textContent !== before, first, { timeout: 5000 });
+  check(true, "the elapsed time updates");
+  await page.unrouteAll({ behavior: "ignoreErrors" });
+  await page.reload();
+  await turns.first().waitFor({ timeout: 30000 });
+  check((await elapsed.count()) === 0, "a finished call shows no running clock");
+
+  step = "tag callback";
+  const tagsSent = () => requested.filter((r) => r === "POST /dashboard/tag").length;
+  const callbackField = page.getByLabel("Callback URL for tags (optional)");
+  await callbackField.fill("ftp://example.com/hook");
+  await page.getByRole("button", { name: "Tag", exact: true }).click();
+  await page.getByRole("alert").filter({ hasText: "must start with https://" }).waitFor();
+  check(tagsSent() === 0 && (await callbackField.getAttribute("aria-invalid")) === "true", "a callback URL that is not http(s) is refused in the form, nothing sent");
+  await callbackField.fill("https://10.0.0.1/hook");
+  await page.getByRole("button", { name: "Tag", exact: true }).click();
+  await page.getByRole("alert").filter({ hasText: "INVALID_CALLBACK" }).waitFor();
+  check(tagsSent() === 1 && (await page.locator(".derived").count()) === 0, "the service's refusal of a callback URL is shown, and no job made");
+  await callbackField.fill("");
+
   step = "summarize and tag";
   await page.getByRole("button", { name: "Summarize" }).click();
   await page.getByRole("button", { name: "Tag", exact: true }).click();
@@ -139,6 +207,17 @@ try {
   await page.locator(".derived[data-type='tags'] .chip").first().waitFor({ timeout: 30000 });
   check(true, "the summary and tags show when done");
   await shot("04-review");
+
+  step = "insights made elsewhere";
+  // A summary made with the API key (as the CLI does), and this browser's memory of its own jobs gone:
+  // the review still shows all three, read from the service.
+  const made = await api("POST", "/v1/summarize", apiKey, { transcription_job_id: callID });
+  check(made.status === 202, `a summary made through the API (${made.status})`);
+  await page.evaluate(() => localStorage.clear());
+  await page.reload();
+  await page.waitForFunction(() => document.querySelectorAll(".derived[data-type='summary']").length === 2 && document.querySelectorAll(".derived[data-type='tags']").length === 1, null, { timeout: 30000 });
+  check(true, "the review lists the summaries and tags the service has for the call");
+  await page.locator(".derived[data-type='summary'] .badge.status-succeeded").nth(1).waitFor({ timeout: 30000 });
 
   step = "download SRT";
   const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "SRT" }).click()]);
@@ -161,14 +240,20 @@ try {
   check(dialogs.some((m) => m.startsWith("Revoke")), "revoking asks for confirmation");
   check((await api("GET", "/v1/transcriptions", apiKey)).status === 401, "the revoked key gets 401 at once");
 
-  step = "delete";
+  step = "source links";
   await page.getByRole("link", { name: "Calls", exact: true }).click();
-  await page.getByRole("link", { name: "support-call.wav" }).click();
+  const fromLinks = page.getByRole("link", { name: "from support-call.wav", exact: true });
+  await fromLinks.first().waitFor();
+  check((await fromLinks.count()) === 3, `each summary and tags job names its source call (${await fromLinks.count()})`);
+  check((await fromLinks.first().getAttribute("href")) === "#/calls/" + callID, "and links to it");
+
+  step = "delete";
+  await page.getByRole("link", { name: "support-call.wav", exact: true }).click();
   await page.getByRole("button", { name: "Delete" }).click();
   await page.getByRole("heading", { name: "Calls", exact: true }).waitFor();
   await page.getByRole("link", { name: "summary job" }).first().waitFor(); // the list has loaded
   check(dialogs.some((m) => m.startsWith("Delete this call")), "deleting asks for confirmation");
-  check((await page.getByRole("link", { name: "support-call.wav" }).count()) === 0, "the deleted call is gone from the list");
+  check((await page.getByRole("link", { name: "support-call.wav", exact: true }).count()) === 0, "the deleted call is gone from the list");
 
   step = "large upload";
   if (process.env.LARGE_WAV) {
@@ -185,6 +270,35 @@ try {
     await page.getByRole("list", { name: "Transcript" }).getByRole("listitem").first().waitFor({ timeout: 60000 });
     check(true, "the large call was transcribed");
   }
+
+  step = "several files";
+  await page.goto(base + "/#/keys");
+  await page.getByRole("link", { name: "Calls", exact: true }).click();
+  const wav = readFileSync(wavPath);
+  await page.getByLabel("Call audio").setInputFiles([
+    { name: "call-a.wav", mimeType: "audio/wav", buffer: wav },
+    { name: "notes.wav", mimeType: "audio/wav", buffer: Buffer.from("these are notes, not audio") },
+    { name: "call-b.wav", mimeType: "audio/wav", buffer: wav },
+  ]);
+  check((await page.getByRole("progressbar", { name: /^Upload progress of / }).count()) === 3, "each chosen file has its own progress bar");
+  await page.getByRole("button", { name: "Upload", exact: true }).click();
+  const uploads = page.getByRole("list", { name: "Files to upload" });
+  const fileItem = (name) => uploads.getByRole("listitem").filter({ hasText: name });
+  await page.getByText("2 of 3 files uploaded").waitFor({ timeout: 60000 });
+  check((await fileItem("call-a.wav").getByRole("link", { name: "Open the call" }).count()) === 1, "the first file was uploaded");
+  check((await fileItem("call-b.wav").getByRole("link", { name: "Open the call" }).count()) === 1, "the file after the refused one was uploaded too");
+  check((await fileItem("notes.wav").getByRole("alert").textContent()).includes("UNSUPPORTED_AUDIO_FORMAT"), "the refused file shows the service's error by its name");
+  await shot("09-several");
+  // A folder's recordings: the folder picker sends its MP3 and WAV files only.
+  const dir = mkdtempSync(join(tmpdir(), "calls-folder-"));
+  copyFileSync(wavPath, join(dir, "folder-call.wav"));
+  writeFileSync(join(dir, "readme.txt"), "not a call");
+  await page.locator("#call-folder").setInputFiles(dir);
+  check((await uploads.getByRole("listitem").allTextContents()).every((t) => !t.includes("readme.txt")) && (await fileItem("folder-call.wav").count()) === 1, "a folder's audio files are listed, its other files left out");
+  await page.getByText("1 file in the folder is not MP3 or WAV").waitFor();
+  await page.getByRole("button", { name: "Upload", exact: true }).click();
+  await fileItem("folder-call.wav").getByRole("link", { name: "Open the call" }).waitFor({ timeout: 60000 });
+  check(true, "the folder's call was uploaded");
 
   step = "untrusted text is shown as text";
   const xss = "<img src=x onerror=alert(1)>";
@@ -227,7 +341,29 @@ try {
   await page.getByLabel("Password").fill("a-long-password");
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await page.getByRole("heading", { name: "Calls", exact: true }).waitFor();
+  await page.getByRole("link", { name: "call-a.wav", exact: true }).waitFor();
   await shot("08-calls-390");
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  check(overflow <= 0, `the calls page fits 390 px (${overflow} px too wide)`);
+  await page.getByRole("link", { name: "call-a.wav", exact: true }).click();
+  await page.getByRole("list", { name: "Transcript" }).getByRole("listitem").first().waitFor({ timeout: 30000 });
+  await shot("10-review-390");
+
+  step = "revoke on a phone";
+  await page.getByRole("link", { name: "API keys" }).click();
+  await page.getByRole("button", { name: "Create API key" }).click();
+  const phoneKey = await page.getByLabel("New API key").inputValue();
+  const revoke = page.getByRole("button", { name: /^Revoke key / });
+  await revoke.waitFor();
+  check(await revoke.isVisible(), "the Revoke button shows at 390 px");
+  const box = await revoke.boundingBox();
+  check(box.x >= 0 && box.x + box.width <= 390, `the Revoke button is on screen (x ${box.x}, width ${box.width})`);
+  await shot("11-keys-390");
+  check(await tabTo(revoke), "the Revoke button is reachable with Tab");
+  await page.keyboard.press("Enter");
+  await page.getByText("No API keys yet.").waitFor();
+  check((await api("GET", "/v1/transcriptions", phoneKey)).status === 401, "the key revoked on a phone gets 401");
+  check(iconMisses.length === 0, "no icon request failed: " + iconMisses.join(", "));
   check(pageErrors.length === 0, "no script errors: " + pageErrors.join("; "));
 } catch (e) {
   failed = 1;

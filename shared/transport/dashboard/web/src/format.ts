@@ -48,3 +48,13 @@ export function label(name: string): string {
 export function usageShare(used: number, limit: number): number {
   return limit > 0 ? used / limit : 1;
 }
+
+/** How long since an ISO time, as a clock (mm:ss, h:mm:ss); never negative (a clock behind the server's). */
+export function since(iso: string, nowMs: number): string {
+  return clock(Math.max(0, (nowMs - Date.parse(iso)) / 1000));
+}
+
+/** A metadata value as text: strings as they are, anything else as JSON. */
+export function metadataValue(v: unknown): string {
+  return typeof v === "string" ? v : JSON.stringify(v);
+}

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { bytes, clock, label, parseKeyterms, speakerClass, usageShare, when } from "../src/format";
+import { bytes, clock, label, metadataValue, parseKeyterms, since, speakerClass, usageShare, when } from "../src/format";
 
 test("clock is mm:ss, h:mm:ss past an hour, never negative", () => {
   assert.equal(clock(0), "00:00");
@@ -45,4 +45,18 @@ test("speakerClass and label", () => {
 test("usageShare is the used part of the allowance; no allowance is all used", () => {
   assert.equal(usageShare(30, 120), 0.25);
   assert.equal(usageShare(0, 0), 1);
+});
+
+test("since counts the time from a moment to now as a clock, never below zero", () => {
+  const t0 = "2026-03-01T10:00:00Z";
+  assert.equal(since(t0, Date.parse(t0) + 75_400), "01:15");
+  assert.equal(since(t0, Date.parse(t0) + 3_725_000), "1:02:05");
+  assert.equal(since(t0, Date.parse(t0) - 5_000), "00:00");
+});
+
+test("metadataValue shows strings as they are and anything else as JSON", () => {
+  assert.equal(metadataValue("42"), "42");
+  assert.equal(metadataValue(42), "42");
+  assert.equal(metadataValue({ a: [1, "b"] }), '{"a":[1,"b"]}');
+  assert.equal(metadataValue(null), "null");
 });

@@ -17,3 +17,7 @@ test("jobsQuery escapes what it is given", () => {
   assert.equal(q.get("cursor"), "a+b/c=");
   assert.equal(q.get("x"), null);
 });
+
+test("jobsQuery sends a job_id filter for one job's list entry", () => {
+  assert.equal(jobsQuery({ job_id: "0b6f4f3e-8f5e-4b8e-9d3a-1f2e3d4c5b6a" }, null, 1), "limit=1&job_id=0b6f4f3e-8f5e-4b8e-9d3a-1f2e3d4c5b6a");
+});

@@ -13,8 +13,10 @@ import type {
   Identity,
   Job,
   JobList,
+  JobSummary,
   Limits,
   LoginResult,
+  TagRequest,
   Taxonomy,
   TranscriptionAccepted,
   UploadCreated,
@@ -130,11 +132,31 @@ export const taxonomy = (): Promise<Taxonomy> => request("GET", "/dashboard/taxo
 export const listJobs = (filter: JobFilter, cursor: string | null, limit: number): Promise<JobList> =>
   request("GET", "/dashboard/jobs?" + jobsQuery(filter, cursor, limit));
 
+/** The list entry of one job (its file name and length, which a job read does not carry); null when the list has none. */
+export async function jobEntry(id: string): Promise<JobSummary | null> {
+  const page = await listJobs({ job_id: id }, null, 1);
+  return page.transcriptions.find((j) => j.job_id === id) ?? null;
+}
+
+/**
+ * One page of the jobs made from a call. The list route filters by the
+ * source_job_id query parameter (the job a summary or tags job was made
+ * from), so summaries and tags made from the CLI or another browser show too.
+ */
+export const listJobsFrom = (callId: string, cursor: string | null, limit: number): Promise<JobList> =>
+  request("GET", "/dashboard/jobs?" + jobsQuery({}, cursor, limit) + "&source_job_id=" + encodeURIComponent(callId));
+
 export const getJob = (id: string): Promise<Job> => request("GET", "/dashboard/jobs/" + encodeURIComponent(id));
 export const deleteJob = (id: string): Promise<void> => request("DELETE", "/dashboard/jobs/" + encodeURIComponent(id));
 export const audioLink = (id: string): Promise<AudioLink> => request("GET", "/dashboard/jobs/" + encodeURIComponent(id) + "/audio");
-export const derive = (kind: "summarize" | "tag", transcriptionJobId: string): Promise<DerivedAccepted> =>
-  request("POST", "/dashboard/" + kind, { transcription_job_id: transcriptionJobId });
+export const summarize = (transcriptionJobId: string): Promise<DerivedAccepted> => request("POST", "/dashboard/summarize", { transcription_job_id: transcriptionJobId });
+
+/** Tags a call; with a callback URL the service also POSTs the result there when the job finishes. */
+export function tag(transcriptionJobId: string, callbackUrl?: string): Promise<DerivedAccepted> {
+  const body: TagRequest = { transcription_job_id: transcriptionJobId };
+  if (callbackUrl) body.callback_url = callbackUrl;
+  return request("POST", "/dashboard/tag", body);
+}
 
 export const listKeys = (): Promise<APIKeyList> => request("GET", "/dashboard/api-keys");
 export const createKey = (): Promise<CreatedAPIKey> => request("POST", "/dashboard/api-keys");

@@ -4,6 +4,8 @@ export interface JobFilter {
   type?: string;
   language?: string;
   created_after?: string;
+  /** One job by its id (the list entry carries the file name and length a job read lacks). */
+  job_id?: string;
 }
 
 /** The query string of one page of the job list: limit, the filters that are set, and the cursor. */

@@ -20,6 +20,7 @@ export type TagsResult = Schemas["TagsResult"];
 export type Usage = Schemas["Usage"];
 export type QuotaDetails = Schemas["QuotaDetails"];
 export type ErrorBody = Schemas["Error"];
+export type TagRequest = Schemas["TagRequest"];
 
 export type Limits = JSONOf<"dashboardLimits", 200>;
 export type Identity = JSONOf<"dashboardConfig", 200>["identity"];
@@ -45,6 +46,11 @@ export function errorOf(j: Job): JobError | null {
 /** The transcription a summary or tags job was made from, when it recorded one. */
 export function sourceOf(j: Job): string | null {
   return j.type !== "transcription" && j.source_job_id ? j.source_job_id : null;
+}
+
+/** The metadata object a transcription was uploaded with, else null. */
+export function metadataOf(j: Job): Record<string, unknown> | null {
+  return j.type === "transcription" && j.metadata ? (j.metadata as Record<string, unknown>) : null;
 }
 
 /** The transcript of a succeeded transcription; empty for anything else. */

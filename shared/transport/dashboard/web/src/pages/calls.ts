@@ -1,6 +1,6 @@
 import * as api from "../api/client";
 import type { JobSummary } from "../api/types";
-import { errorOf } from "../api/types";
+import { errorOf, sourceOf } from "../api/types";
 import { statusBadge } from "../components/badge";
 import { errorBox, statusRegion } from "../components/errorBox";
 import { shell } from "../components/shell";
@@ -15,13 +15,28 @@ import { currentLimits } from "../state";
 
 const columns = ["Call", "Type", "Status", "Language", "Length", "Created"];
 
-/** A job's row; a job still running updates its status cell until it finishes. */
-function jobRow(j: JobSummary): HTMLTableRowElement {
+/** Where a derived job's row names its source call: "from <file name>", linking to the call; calls not listed (yet) by their id. */
+function sourceLink(cell: HTMLElement, j: JobSummary, names: Map<string, string>): void {
+  api.getJob(j.job_id).then(
+    (full) => {
+      const source = sourceOf(full);
+      if (!source) return;
+      const name = names.get(source) ?? "call " + source.slice(0, 8);
+      append(cell, el("div", { class: "source small" }, el("a", { href: "#/calls/" + source }, "from " + name)));
+    },
+    () => {},
+  );
+}
+
+/** A job's row; a job still running updates its status cell until it finishes. names maps the listed calls' ids to their file names. */
+function jobRow(j: JobSummary, names: Map<string, string>): HTMLTableRowElement {
   const status = el("td", {}, statusBadge(j.status));
+  const first = el("td", {}, el("a", { href: jobHref(j.type, j.job_id) }, j.original_filename ?? (j.type === "transcription" ? "(two-step upload)" : j.type + " job")));
+  if (j.type !== "transcription") sourceLink(first, j, names);
   const row = el(
     "tr",
     {},
-    el("td", {}, el("a", { href: jobHref(j.type, j.job_id) }, j.original_filename ?? (j.type === "transcription" ? "(two-step upload)" : j.type + " job"))),
+    first,
     el("td", {}, j.type),
     status,
     el("td", {}, j.language ?? "—"),
@@ -52,6 +67,7 @@ export function callsPage(): HTMLElement {
   const fLang = el("input", { id: "f-language", type: "text", placeholder: "en", size: "6" });
   const fAfter = el("input", { id: "f-after", type: "datetime-local" });
   let cursor: string | null = null;
+  const names = new Map<string, string>();
   const filter = (): api.JobFilter => ({
     status: fStatus.value,
     type: fType.value,
@@ -71,7 +87,8 @@ export function callsPage(): HTMLElement {
       let shown = 0;
       for (let requests = 0; ; requests++) {
         const page = await api.listJobs(filter(), cursor, listPageSize(currentLimits()));
-        for (const j of page.transcriptions) tbody.appendChild(jobRow(j));
+        for (const j of page.transcriptions) if (j.type === "transcription" && j.original_filename) names.set(j.job_id, j.original_filename);
+        for (const j of page.transcriptions) tbody.appendChild(jobRow(j, names));
         shown += page.transcriptions.length;
         cursor = page.next_cursor;
         if (shown > 0 || !cursor || requests >= 4) break;
@@ -101,5 +118,5 @@ export function callsPage(): HTMLElement {
     el("button", { type: "submit", class: "secondary" }, "Filter"),
   );
   load(true);
-  return shell("#/", el("h1", {}, "Calls"), uploadForm(() => load(true)), el("section", { class: "card" }, filters, status, dataTable(columns, tbody), more));
+  return shell("#/", el("h1", {}, "Calls"), uploadForm(() => load(true)), el("section", { class: "card" }, filters, status, dataTable(columns, tbody, "calls-table"), more));
 }

@@ -28,6 +28,7 @@ export function keysPage(): HTMLElement {
           {
             type: "button",
             class: "danger small",
+            "aria-label": `Revoke key ${k.prefix}…`,
             onclick: async () => {
               if (!confirm(`Revoke the key ${k.prefix}…? Programs using it stop working at once.`)) return;
               try {
@@ -105,6 +106,6 @@ export function keysPage(): HTMLElement {
     el("div", { class: "actions" }, create),
     created,
     status,
-    el("section", { class: "card" }, dataTable(columns, tbody)),
+    el("section", { class: "card" }, dataTable(columns, tbody, "keys-table", "Actions")),
   );
 }

@@ -1,30 +1,79 @@
 import * as api from "../api/client";
-import type { Job } from "../api/types";
-import { errorOf, transcriptOf } from "../api/types";
+import type { Job, JobSummary } from "../api/types";
+import { errorOf, metadataOf, sourceOf, transcriptOf } from "../api/types";
 import { statusBadge } from "../components/badge";
 import { derivedView } from "../components/derivedView";
-import { errorBox, statusRegion } from "../components/errorBox";
+import { alertText, errorBox, statusRegion } from "../components/errorBox";
 import { backToCalls, shell } from "../components/shell";
 import { transcriptView } from "../components/transcript";
 import { append, el, replace } from "../dom";
-import { when } from "../format";
-import { pollJob } from "../polling";
+import { clock, metadataValue, since, when } from "../format";
+import { listPageSize } from "../limits";
+import { finished, pollJob } from "../polling";
 import { go } from "../router";
-import { derivedJobs, rememberDerived, setFlash } from "../state";
+import { currentLimits, derivedJobs, onLeave, rememberDerived, setFlash } from "../state";
+import { callbackUrlProblem } from "../validate";
 import { derivedPage } from "./derived";
 
 /** Adds a derived job's view to the panel, polling it while it runs; a job that cannot be read is left out. */
-function showDerived(panel: HTMLElement, id: string): void {
+function showDerived(panel: HTMLElement, id: string, known?: Job): void {
   const slot = el("div");
   panel.appendChild(slot);
   const update = (j: Job) => replace(slot, derivedView(j));
-  api.getJob(id).then(
-    (j) => {
-      update(j);
-      if (j.status === "queued" || j.status === "processing") pollJob(id, update);
-    },
-    () => slot.remove(),
-  );
+  const shown = (j: Job) => {
+    update(j);
+    if (!finished(j.status)) pollJob(id, update);
+  };
+  if (known) shown(known);
+  else api.getJob(id).then(shown, () => slot.remove());
+}
+
+/**
+ * The summaries and tags made from a call, wherever they were made (the API,
+ * the CLI, another browser): listed by the service, newest first, a few pages
+ * at most. Only jobs whose own record names the call as their source are
+ * shown. shown holds the ids already on screen (made in this browser).
+ */
+async function loadDerivedFromService(panel: HTMLElement, callId: string, shown: Set<string>): Promise<void> {
+  let cursor: string | null = null;
+  for (let requests = 0; requests < 3; requests++) {
+    const page = await api.listJobsFrom(callId, cursor, listPageSize(currentLimits()));
+    for (const entry of page.transcriptions) {
+      if (entry.type === "transcription" || shown.has(entry.job_id)) continue;
+      const j = await api.getJob(entry.job_id).catch(() => null);
+      if (!j || sourceOf(j) !== callId || shown.has(j.job_id)) continue;
+      shown.add(j.job_id);
+      showDerived(panel, j.job_id, j);
+    }
+    cursor = page.next_cursor;
+    if (!cursor) return;
+  }
+}
+
+/** The review's heading: the file name, then its length, language, upload time and status, its metadata, and while it runs how long it has been running (updated each second). */
+function reviewHeader(header: HTMLElement, j: Job, entry: JobSummary | null): () => void {
+  const facts: (string | Node)[] = [];
+  if (entry && entry.audio_seconds > 0) facts.push(el("span", { "aria-label": "Length " + clock(entry.audio_seconds) }, clock(entry.audio_seconds)));
+  if (entry?.language) facts.push(entry.language);
+  facts.push("Uploaded " + when(j.created_at));
+  const line = el("p", { class: "muted facts" });
+  facts.forEach((f, i) => append(line, i > 0 ? " · " : null, f));
+  append(line, " ", statusBadge(j.status));
+  let timer: ReturnType<typeof setInterval> | undefined;
+  if (!finished(j.status)) {
+    const elapsed = el("span", { class: "elapsed" });
+    const tick = () => (elapsed.textContent = "Processing for " + since(j.created_at, Date.now()));
+    tick();
+    timer = setInterval(tick, 1000);
+    append(line, " ", elapsed);
+  }
+  const meta = metadataOf(j);
+  const metaList =
+    meta && Object.keys(meta).length > 0
+      ? el("dl", { class: "metadata", "aria-label": "Metadata" }, ...Object.entries(meta).flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, metadataValue(v))]))
+      : null;
+  replace(header, el("h1", { class: "filename" }, entry?.original_filename || "Call review"), line, metaList);
+  return () => clearInterval(timer);
 }
 
 function downloadButton(id: string, format: string, status: HTMLElement): HTMLElement {
@@ -54,28 +103,34 @@ function downloadButton(id: string, format: string, status: HTMLElement): HTMLEl
 export async function reviewPage(id: string): Promise<HTMLElement> {
   const status = statusRegion();
   let job: Job;
+  let entry: JobSummary | null;
   try {
-    job = await api.getJob(id);
+    // The list entry carries the file name and length; the page shows without them if it cannot be read.
+    [job, entry] = await Promise.all([api.getJob(id), api.jobEntry(id).catch(() => null)]);
   } catch (e) {
     return shell("#/", backToCalls(), errorBox(e));
   }
   if (job.type !== "transcription") return derivedPage(job);
   const body = el("div", { class: "review" });
   const header = el("div", { class: "review-head" });
+  let stopClock = () => {};
+  onLeave(() => stopClock());
   const fill = (j: Job) => {
-    replace(header, el("div", {}, el("h1", {}, "Call review"), el("p", { class: "muted" }, `Uploaded ${when(j.created_at)} · `, statusBadge(j.status))));
+    stopClock();
+    stopClock = reviewHeader(header, j, entry);
   };
   fill(job);
   const page = shell("#/", backToCalls(), header, status, body);
   const build = async (j: Job) => {
     fill(j);
     replace(body);
+    replace(status);
     if (j.status === "failed") {
       append(body, el("div", { class: "card" }, el("h2", {}, "This call could not be transcribed"), el("p", { class: "error" }, (errorOf(j)?.code ?? "") + ": " + (errorOf(j)?.message ?? ""))));
     } else if (j.status !== "succeeded") {
       append(body, el("div", { class: "card" }, el("p", { class: "muted" }, "Transcribing… this page updates by itself.")));
       pollJob(j.job_id, (n) => {
-        if (n.status === "succeeded" || n.status === "failed") build(n);
+        if (finished(n.status)) build(n);
       });
     }
     const audio = el("audio", { controls: true, preload: "metadata", "aria-label": "Call audio player" });
@@ -84,29 +139,60 @@ export async function reviewPage(id: string): Promise<HTMLElement> {
       (e) => replace(status, errorBox(e)),
     );
     const derivedPanel = el("div", { class: "derived-list" });
-    const actions = el(
-      "div",
-      { class: "actions" },
-      ...(["summarize", "tag"] as const).map((kind) =>
-        el(
-          "button",
-          {
-            type: "button",
-            class: "primary",
-            disabled: j.status !== "succeeded",
-            onclick: async () => {
-              try {
-                const r = await api.derive(kind, j.job_id);
-                rememberDerived(j.job_id, r.job_id);
-                showDerived(derivedPanel, r.job_id);
-              } catch (e) {
-                replace(status, errorBox(e));
-              }
-            },
-          },
-          kind === "summarize" ? "Summarize" : "Tag",
-        ),
-      ),
+    const shown = new Set<string>();
+    const made = (jobId: string) => {
+      rememberDerived(j.job_id, jobId);
+      shown.add(jobId);
+      showDerived(derivedPanel, jobId);
+    };
+    const ready = j.status === "succeeded";
+    const summarize = el(
+      "button",
+      {
+        type: "button",
+        class: "primary",
+        disabled: !ready,
+        onclick: async () => {
+          replace(status);
+          try {
+            made((await api.summarize(j.job_id)).job_id);
+          } catch (e) {
+            replace(status, errorBox(e));
+          }
+        },
+      },
+      "Summarize",
+    );
+    const callbackUrl = el("input", { id: "callback-url", type: "url", inputmode: "url", placeholder: "https://example.com/hook", autocomplete: "off", disabled: !ready });
+    const tagForm = el(
+      "form",
+      {
+        class: "tag-form",
+        novalidate: true,
+        onsubmit: async (e: Event) => {
+          e.preventDefault();
+          replace(status);
+          const url = callbackUrl.value.trim();
+          const problem = url ? callbackUrlProblem(url) : null;
+          if (problem) {
+            callbackUrl.setAttribute("aria-invalid", "true");
+            replace(status, alertText(problem));
+            callbackUrl.focus();
+            return;
+          }
+          callbackUrl.removeAttribute("aria-invalid");
+          try {
+            made((await api.tag(j.job_id, url || undefined)).job_id);
+            callbackUrl.value = "";
+          } catch (err) {
+            replace(status, errorBox(err));
+          }
+        },
+      },
+      el("label", { for: "callback-url" }, "Callback URL for tags (optional)"),
+      callbackUrl,
+      el("p", { class: "hint" }, "The service POSTs the tags there when they are ready."),
+      el("button", { type: "submit", class: "primary", disabled: !ready }, "Tag"),
     );
     const downloads = el("div", { class: "downloads" }, el("span", { class: "muted" }, "Download:"), ...["txt", "srt", "vtt", "json"].map((f) => downloadButton(j.job_id, f, status)));
     const del = el(
@@ -127,7 +213,6 @@ export async function reviewPage(id: string): Promise<HTMLElement> {
       },
       "Delete",
     );
-    const succeeded = j.status === "succeeded";
     append(
       body,
       el(
@@ -137,13 +222,17 @@ export async function reviewPage(id: string): Promise<HTMLElement> {
           "section",
           { class: "card main-col" },
           el("div", { class: "player" }, audio),
-          succeeded ? el("h2", {}, "Transcript") : null,
-          succeeded ? transcriptView(transcriptOf(j), audio) : null,
+          ready ? el("h2", {}, "Transcript") : null,
+          ready ? transcriptView(transcriptOf(j), audio) : null,
         ),
-        el("aside", { class: "card side-col" }, el("h2", {}, "Insights"), actions, derivedPanel, succeeded ? downloads : null, el("hr"), del),
+        el("aside", { class: "card side-col", "aria-label": "Insights" }, el("h2", {}, "Insights"), el("div", { class: "actions" }, summarize), tagForm, derivedPanel, ready ? downloads : null, el("hr"), del),
       ),
     );
-    for (const d of derivedJobs(j.job_id)) showDerived(derivedPanel, d);
+    for (const d of derivedJobs(j.job_id)) {
+      shown.add(d);
+      showDerived(derivedPanel, d);
+    }
+    if (ready) loadDerivedFromService(derivedPanel, j.job_id, shown).catch((e) => replace(status, errorBox(e)));
   };
   build(job);
   return page;
