@@ -52,6 +52,8 @@ page.on("response", (r) => {
 });
 
 async function shot(name) {
+  // From the top: a full-page shot of a scrolled page draws the sticky bar mid-page.
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: join(outDir, name + ".png"), fullPage: true });
 }
 
@@ -357,7 +359,10 @@ try {
   await revoke.waitFor();
   check(await revoke.isVisible(), "the Revoke button shows at 390 px");
   const box = await revoke.boundingBox();
-  check(box.x >= 0 && box.x + box.width <= 390, `the Revoke button is on screen (x ${box.x}, width ${box.width})`);
+  const onTop = await page.evaluate(([x, y]) => document.elementFromPoint(x, y)?.closest("button")?.textContent, [box.x + box.width / 2, box.y + box.height / 2]);
+  check(box.x >= 0 && box.x + box.width <= 390 && onTop === "Revoke", `the whole Revoke button is on screen, not cut off by the table (x ${box.x}, width ${box.width}, at its centre: ${onTop})`);
+  const keysOverflow = await page.locator(".keys-table").evaluate((t) => t.parentElement.scrollWidth - t.parentElement.clientWidth);
+  check(keysOverflow <= 0, `the keys table fits without scrolling (${keysOverflow} px over)`);
   await shot("11-keys-390");
   check(await tabTo(revoke), "the Revoke button is reachable with Tab");
   await page.keyboard.press("Enter");
