@@ -289,12 +289,18 @@ type TranscribeOptions struct {
 }
 
 // Transcribe uploads the audio file at path (directly or in two steps, by
-// size) and waits for its transcription, as WaitForJob does. On a wait error
-// the job read last, if any, is returned with it.
+// size) and waits for its transcription as WaitForJob does, except that with
+// no MaxAttempts it waits until the job ends (NoAttemptLimit), bounded by ctx:
+// a long call outlasts the spec's 60 polls, and a caller who asked for the
+// transcript wants it, not a timeout. On a wait error the job read last, if
+// any, is returned with it.
 func (c *Client) Transcribe(ctx context.Context, path string, opts TranscribeOptions) (*Job, error) {
 	created, err := c.CreateTranscriptionFromFile(ctx, path, opts.TranscriptionOptions)
 	if err != nil {
 		return nil, err
+	}
+	if opts.MaxAttempts == 0 {
+		opts.MaxAttempts = NoAttemptLimit
 	}
 	return c.WaitForJob(ctx, created.ID, opts.WaitOptions)
 }

@@ -24,15 +24,23 @@ func TestWaitWithoutAttemptLimit(t *testing.T) {
 	c := accountAt(t, "http://"+addr)
 	path := writeWAV(t, "long.wav", 3, 2)
 
-	_, err = c.Transcribe(t.Context(), path, client.TranscribeOptions{WaitOptions: client.WaitOptions{Interval: interval}})
+	created, err := c.CreateTranscriptionFromFile(t.Context(), path, client.TranscriptionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err = c.WaitForJob(t.Context(), created.ID, client.WaitOptions{Interval: interval}); !errors.Is(err, client.ErrWaitExhausted) {
+		t.Fatalf("WaitForJob's default 60 polls: %v, want ErrWaitExhausted", err)
+	}
+	_, err = c.Transcribe(t.Context(), path, client.TranscribeOptions{WaitOptions: client.WaitOptions{Interval: interval, MaxAttempts: client.DefaultPollMaxAttempts}})
 	if !errors.Is(err, client.ErrWaitExhausted) {
-		t.Fatalf("the default 60 polls: %v, want ErrWaitExhausted", err)
+		t.Fatalf("Transcribe with 60 polls asked for: %v, want ErrWaitExhausted", err)
 	}
 
+	// Transcribe's default: until the job ends.
 	polls := 0
 	start := time.Now()
 	job, err := c.Transcribe(t.Context(), path, client.TranscribeOptions{WaitOptions: client.WaitOptions{
-		Interval: interval, MaxAttempts: client.NoAttemptLimit, OnPoll: func(*client.Job) { polls++ },
+		Interval: interval, OnPoll: func(*client.Job) { polls++ },
 	}})
 	if err != nil {
 		t.Fatalf("NoAttemptLimit: %v after %d polls", err, polls)
