@@ -1,10 +1,10 @@
 // Command backfill-listing gives the jobs of an existing DynamoDB jobs table
 // the keys of the filtered listing indexes (account-status-index,
-// account-type-index, account-language-index), which jobs written before those
-// indexes existed lack, so that status, type and language filters list them.
-// A new deployment never needs it. After the stack updates that add the three
-// indexes (CloudFormation adds one per update), run it once with the stack's
-// credentials:
+// account-type-index, account-language-index, account-source-index), which
+// jobs written before those indexes existed lack, so that status, type,
+// language and source_job_id filters list them. A new deployment never needs
+// it. After the stack updates that add the indexes (CloudFormation adds one
+// per update), run it once with the stack's credentials:
 //
 //	JOBS_TABLE=<stack>-jobs AWS_REGION=eu-west-1 go run ./infra/backfill-listing
 //

@@ -233,6 +233,20 @@ func TestEndToEnd(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^call_reason:\s+\S`).MatchString(r.stdout) {
 		t.Errorf("tag --wait:\n%s", r.stdout)
 	}
+	// jobs list --source: the derived jobs of one transcription, with the
+	// other filters.
+	r = cli.ok("", "jobs", "list", "--source", wavJob)
+	if lines := strings.Split(strings.TrimSpace(r.stdout), "\n"); len(lines) != 2 || !strings.Contains(lines[1], f[0]) || !strings.Contains(lines[1], "summary") {
+		t.Errorf("jobs list --source %s: want a header and the summary %s:\n%s", wavJob, f[0], r.stdout)
+	}
+	r = cli.ok("", "jobs", "list", "--source", mp3Job, "--type", "tags", "--json")
+	var tagged client.JobSummary
+	if err := json.Unmarshal([]byte(r.stdout), &tagged); err != nil || tagged.Type != client.TypeTags || strings.Count(r.stdout, "\n") != 1 {
+		t.Errorf("jobs list --source %s --type tags --json: want the one tags job: %v\n%s", mp3Job, err, r.stdout)
+	}
+	if r := cli.run("", "jobs", "list", "--source", "call-1"); r.code != exitError || !strings.Contains(r.stderr, "INVALID_FILTER") {
+		t.Errorf("jobs list --source call-1: exit %d, stderr %q; want 1 and INVALID_FILTER", r.code, r.stderr)
+	}
 	r = cli.ok("", "taxonomy")
 	if !strings.Contains(r.stdout, "call_reason") {
 		t.Errorf("taxonomy:\n%s", r.stdout)

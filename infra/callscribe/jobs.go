@@ -26,6 +26,7 @@ type JobsListCmd struct {
 	Language     string    `help:"Only jobs with exactly this language." placeholder:"LANG"`
 	CreatedAfter time.Time `name:"created-after" help:"Only jobs created after this RFC 3339 time, e.g. 2026-01-31T00:00:00Z." format:"2006-01-02T15:04:05Z07:00" placeholder:"TIME"`
 	JobID        string    `name:"job-id" help:"Only the job with this id." placeholder:"ID"`
+	Source       string    `help:"Only the summaries and tags made from this transcription." placeholder:"ID"`
 	Limit        int       `help:"Jobs per page (the service's default is 10, its maximum 100)." placeholder:"N"`
 	Cursor       string    `help:"Start at this cursor (printed after a page that has more)." placeholder:"CURSOR"`
 	All          bool      `help:"Follow the cursor through every page."`
@@ -37,7 +38,8 @@ func (JobsListCmd) Help() string {
     callscribe jobs list
     callscribe jobs list --status succeeded --type transcription --limit 50
     callscribe jobs list --all --json | jq -r .job_id
-    callscribe jobs list --created-after 2026-01-31T00:00:00Z --all`
+    callscribe jobs list --created-after 2026-01-31T00:00:00Z --all
+    callscribe jobs list --source 3f0c…  # a call's summaries and tags`
 }
 
 // Validate checks the filters before any request (a usage error, exit 2).
@@ -61,7 +63,7 @@ func (c *JobsListCmd) Run(e *env) error {
 	}
 	opts := client.ListOptions{
 		Limit: c.Limit, Cursor: c.Cursor, Status: c.Status, Type: c.Type,
-		Language: c.Language, CreatedAfter: c.CreatedAfter, JobID: c.JobID,
+		Language: c.Language, CreatedAfter: c.CreatedAfter, JobID: c.JobID, SourceJobID: c.Source,
 	}
 	var jobs []client.JobSummary
 	next := ""

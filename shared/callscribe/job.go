@@ -256,10 +256,13 @@ type JobFilter struct {
 	Language     string
 	CreatedAfter *time.Time
 	JobID        string
+	// SourceJobID lists the derived jobs (summaries, tags) made from that
+	// transcription.
+	SourceJobID string
 }
 
 // FilterField names one of the equality filters a store keeps an index for
-// (status, type, language); "" means none.
+// (status, type, language, source job); "" means none.
 type FilterField string
 
 const (
@@ -267,6 +270,7 @@ const (
 	FilterStatus   FilterField = "status"
 	FilterType     FilterField = "type"
 	FilterLanguage FilterField = "language"
+	FilterSource   FilterField = "source_job_id"
 )
 
 // Position is where a listing page ends: the (created_at, job_id) of its last job.

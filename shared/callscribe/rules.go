@@ -40,7 +40,8 @@ func (f JobFilter) Matches(j *Job) bool {
 		f.Type != "" && j.Type.OrDefault() != f.Type,
 		f.Language != "" && j.Language != f.Language,
 		f.CreatedAfter != nil && !j.CreatedAt.After(*f.CreatedAfter),
-		f.JobID != "" && j.ID != f.JobID:
+		f.JobID != "" && j.ID != f.JobID,
+		f.SourceJobID != "" && j.SourceJobID != f.SourceJobID:
 		return false
 	}
 	return true
@@ -49,11 +50,12 @@ func (f JobFilter) Matches(j *Job) bool {
 // IndexField returns the equality filter a store should read by its index when
 // a listing sets several, so the other filters are checked on as few rows as
 // possible. Stores keep no statistics, so it ranks by how jobs are spread in
-// practice: queued, processing and failed jobs are a small part of an account
+// practice: a source job has a handful of derived jobs (a summary, tags, a
+// few retries), fewer than any other filter matches; queued, processing and failed jobs are a small part of an account
 // (jobs pass through the first two and most succeed); summaries and tags are
 // made from transcriptions, so fewer than them; a language is one of several;
 // and transcriptions and succeeded jobs are most of an account. Ties keep that
-// order (status before type before language). The answer is the same on every
+// order (source before status before type before language). The answer is the same on every
 // store, so a combination reads the same index everywhere.
 func (f JobFilter) IndexField() FilterField {
 	best, bestRank := FilterNone, 0
@@ -62,6 +64,7 @@ func (f JobFilter) IndexField() FilterField {
 			best, bestRank = field, rank
 		}
 	}
+	consider(FilterSource, f.SourceJobID != "", 0)
 	consider(FilterStatus, f.Status != "" && f.Status != StatusSucceeded, 1)
 	consider(FilterType, f.Type != "" && f.Type.OrDefault() != TypeTranscription, 2)
 	consider(FilterLanguage, f.Language != "", 3)

@@ -55,12 +55,30 @@ func TestJobFilterMatchesAndListOrder(t *testing.T) {
 		{"created_after is strict", JobFilter{CreatedAfter: &after}, false},
 		{"job id", JobFilter{JobID: "b"}, true},
 		{"other job id", JobFilter{JobID: "c"}, false},
+		{"a transcription has no source", JobFilter{SourceJobID: "b"}, false},
 		{"all at once", JobFilter{Status: StatusSucceeded, Type: TypeTranscription, Language: "en", CreatedAfter: &before, JobID: "b"}, true},
 		{"all but one", JobFilter{Status: StatusSucceeded, Type: TypeTags, Language: "en", CreatedAfter: &before, JobID: "b"}, false},
 	}
 	for _, c := range cases {
 		if got := c.f.Matches(job); got != c.want {
 			t.Errorf("%s: Matches = %v, want %v", c.name, got, c.want)
+		}
+	}
+
+	derived := &Job{ID: "d", AccountID: "acct", Type: TypeTags, Status: StatusQueued, SourceJobID: "b", CreatedAt: t0}
+	for _, c := range []struct {
+		name string
+		f    JobFilter
+		want bool
+	}{
+		{"its source", JobFilter{SourceJobID: "b"}, true},
+		{"another source", JobFilter{SourceJobID: "c"}, false},
+		{"its source and type", JobFilter{SourceJobID: "b", Type: TypeTags}, true},
+		{"its source, another type", JobFilter{SourceJobID: "b", Type: TypeSummary}, false},
+		{"its source, another status", JobFilter{SourceJobID: "b", Status: StatusSucceeded}, false},
+	} {
+		if got := c.f.Matches(derived); got != c.want {
+			t.Errorf("derived job, %s: Matches = %v, want %v", c.name, got, c.want)
 		}
 	}
 
@@ -97,6 +115,9 @@ func TestJobFilterIndexField(t *testing.T) {
 		{JobFilter{Status: StatusSucceeded, Type: TypeTranscription, Language: "en"}, FilterLanguage},
 		{JobFilter{Status: StatusSucceeded, Type: TypeTranscription}, FilterType},
 		{JobFilter{Status: StatusQueued, Type: TypeSummary}, FilterStatus},
+		{JobFilter{SourceJobID: "s"}, FilterSource},
+		{JobFilter{SourceJobID: "s", Status: StatusFailed, Type: TypeTags, Language: "en"}, FilterSource},
+		{JobFilter{SourceJobID: "s", JobID: "x"}, FilterSource},
 	}
 	for _, c := range cases {
 		if got := c.f.IndexField(); got != c.want {

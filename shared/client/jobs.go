@@ -63,6 +63,8 @@ type ListOptions struct {
 	Language     string
 	CreatedAfter time.Time
 	JobID        string
+	// SourceJobID lists the summary and tags jobs made from that transcription.
+	SourceJobID string
 }
 
 func (o ListOptions) query() url.Values {
@@ -87,6 +89,9 @@ func (o ListOptions) query() url.Values {
 	}
 	if o.JobID != "" {
 		q.Set("job_id", o.JobID)
+	}
+	if o.SourceJobID != "" {
+		q.Set("source_job_id", o.SourceJobID)
 	}
 	return q
 }

@@ -149,7 +149,46 @@ func TestListAndAllJobs(t *testing.T) {
 		if n != 1 {
 			t.Errorf("AllJobs yielded %d times on an error", n)
 		}
+		_, err = c.ListJobs(ctx, client.ListOptions{SourceJobID: "call-1"})
+		if !client.IsCode(err, client.CodeInvalidFilter) {
+			t.Errorf("bad source_job_id: %v", err)
+		}
 	})
+
+	// Last: it adds derived jobs the listings above do not expect.
+	t.Run("BySource", func(t *testing.T) {
+		source := transcriptions[2]
+		sum, err := c.Summarize(ctx, client.SummarizeRequest{TranscriptionJobID: source})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tags, err := c.Tag(ctx, client.TagRequest{TranscriptionJobID: source})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for j, err := range c.AllJobs(ctx, client.ListOptions{Limit: 1, SourceJobID: source}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, j.ID)
+		}
+		if want := []string{tags.ID, sum.ID}; !slices.Equal(sorted(got), sorted(want)) {
+			t.Errorf("derived jobs of %s: %v, want %v", source, got, want)
+		}
+		page, err := c.ListJobs(ctx, client.ListOptions{SourceJobID: source, Type: client.TypeTags})
+		if err != nil || len(page.Jobs) != 1 || page.Jobs[0].ID != tags.ID {
+			t.Errorf("tags of %s: %+v, %v; want %s", source, page, err, tags.ID)
+		}
+		page, err = c.ListJobs(ctx, client.ListOptions{SourceJobID: transcriptions[0]})
+		if err != nil || len(page.Jobs) != 0 {
+			t.Errorf("derived jobs of %s, which has none: %+v, %v", transcriptions[0], page, err)
+		}
+	})
+}
+
+func sorted(xs []string) []string {
+	return slices.Sorted(slices.Values(xs))
 }
 
 func ids(jobs []client.JobSummary) []string {

@@ -13,9 +13,9 @@ import (
 )
 
 // BackfillListingKeys gives live jobs written before the filtered listing
-// indexes existed their partition keys (account_status, account_type and,
-// with a language, account_language), so status, type and language filters
-// list them. Run it once after the indexes are added to an existing table: it
+// indexes existed their partition keys (account_status, account_type, and
+// account_language with a language, account_source with a source job), so
+// status, type, language and source_job_id filters list them. Run it once after the indexes are added to an existing table: it
 // Scans the whole table (a one-off cost in proportion to the table) and
 // updates only items that lack a key. Each update is conditioned on the
 // status read, so a job that moves meanwhile keeps the keys its transition
@@ -25,11 +25,13 @@ func (s *JobStore) BackfillListingKeys(ctx context.Context) (int, error) {
 	in := &ddb.ScanInput{
 		TableName: aws.String(s.tables.Jobs),
 		FilterExpression: aws.String("attribute_exists(#sk) AND (attribute_not_exists(#accstatus) OR attribute_not_exists(#acctype)" +
-			" OR (attribute_exists(#lang) AND attribute_not_exists(#acclang)))"),
-		ProjectionExpression: aws.String("#id, #acc, #status, #type, #lang"),
+			" OR (attribute_exists(#lang) AND attribute_not_exists(#acclang))" +
+			" OR (attribute_exists(#src) AND attribute_not_exists(#accsrc)))"),
+		ProjectionExpression: aws.String("#id, #acc, #status, #type, #lang, #src"),
 		ExpressionAttributeNames: map[string]string{
 			"#sk": attrListSK, "#accstatus": attrAccountStatus, "#acctype": attrAccountType, "#acclang": attrAccountLanguage,
-			"#id": attrID, "#acc": attrAccountID, "#status": attrStatus, "#type": attrType, "#lang": attrLanguage,
+			"#accsrc": attrAccountSource, "#id": attrID, "#acc": attrAccountID, "#status": attrStatus, "#type": attrType,
+			"#lang": attrLanguage, "#src": attrSourceJobID,
 		},
 	}
 	updated := 0
@@ -40,7 +42,7 @@ func (s *JobStore) BackfillListingKeys(ctx context.Context) (int, error) {
 		}
 		for _, item := range out.Items {
 			r := &itemReader{item: item}
-			id, acc, status, lang := r.str(attrID), r.str(attrAccountID), r.str(attrStatus), r.str(attrLanguage)
+			id, acc, status, lang, src := r.str(attrID), r.str(attrAccountID), r.str(attrStatus), r.str(attrLanguage), r.str(attrSourceJobID)
 			jobType := callscribe.JobType(r.str(attrType)).OrDefault()
 			if r.err != nil {
 				return updated, fmt.Errorf("backfill listing keys: job %s: %w", id, r.err)
@@ -56,6 +58,11 @@ func (s *JobStore) BackfillListingKeys(ctx context.Context) (int, error) {
 				update += ", #acclang = :acclang"
 				names["#acclang"] = attrAccountLanguage
 				values[":acclang"] = str(accountKey(acc, lang))
+			}
+			if src != "" {
+				update += ", #accsrc = :accsrc"
+				names["#accsrc"] = attrAccountSource
+				values[":accsrc"] = str(accountKey(acc, src))
 			}
 			_, err := s.client.UpdateItem(ctx, &ddb.UpdateItemInput{
 				TableName:                 aws.String(s.tables.Jobs),

@@ -12,7 +12,7 @@
 // times are fixed-width UTC strings "2006-01-02T15:04:05.000000000Z" so that
 // string order is time order and nanoseconds survive. Items written before jobs
 // had a type have no `type` attribute; they read as transcription and match a
-// type=transcription filter. Five GSIs; the four listing indexes are
+// type=transcription filter. Six GSIs; the five listing indexes are
 // sparse through list_sk (deleting a job removes it, which takes the job out
 // of every listing index at once):
 //
@@ -42,6 +42,16 @@
 //     sort key for all indexes, keep created_after a plain range on list_sk,
 //     and spread a large account's filtered reads over several partitions.
 //
+//   - account-source-index: account_source (HASH) + list_sk (RANGE), the
+//     same projection as the three above. account_source = account_id + "#" +
+//     source_job_id is written only on derived jobs (summaries, tags) that
+//     have a source, never on transcriptions, so the index holds a small part
+//     of the table and one partition is exactly one transcription's derived
+//     jobs in listing order: the source_job_id filter (the dashboard's review
+//     screen loads a call's summaries and tags by it) is a key condition and
+//     reads limit+1 items at most. A job's source never changes, so no
+//     transition touches the key.
+//
 //     ListJobs queries the index of the most selective equality filter
 //     (callscribe.JobFilter.IndexField, a fixed ranking, as the store keeps no
 //     statistics); the other filters of a combination are a FilterExpression
@@ -70,7 +80,10 @@
 //     quarter of the update's write units) and the write is conditioned on that
 //     account. Items written before these indexes existed lack the keys;
 //     BackfillListingKeys writes them (one Scan), and CloudFormation adds one
-//     GSI per stack update, so an existing stack takes three updates first.
+//     GSI per stack update, so an existing stack takes one update per index it
+//     lacks first (four before any filtered index; one, account-source-index,
+//     after the other three), and derived jobs created before
+//     account-source-index need the backfill to be listed by source.
 //
 //   - lifecycle-index: lifecycle (HASH) + lifecycle_at (RANGE), projection
 //     KEYS_ONLY, sparse: only jobs in queued/processing (lifecycle="unfinished",

@@ -50,6 +50,10 @@ const (
 	attrAccountStatus   = "account_status"
 	attrAccountType     = "account_type"
 	attrAccountLanguage = "account_language"
+	// The partition key of account-source-index: account_id + "#" + the
+	// source_job_id of a derived job; absent on jobs without a source, which
+	// keeps the index sparse (transcriptions are never in it).
+	attrAccountSource = "account_source"
 
 	attrMonth       = "month"
 	attrUsedSeconds = "used_seconds"
@@ -95,7 +99,7 @@ func parseListKey(sk string) (callscribe.Position, error) {
 
 // accountKey is the value of a filtered listing index's partition key: the
 // account and the filtered value, so one partition holds exactly the jobs of
-// one account with that status, type or language.
+// one account with that status, type, language or source job.
 func accountKey(accountID, value string) string { return accountID + "#" + value }
 
 func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
@@ -168,6 +172,9 @@ func jobItem(j *callscribe.Job) (map[string]types.AttributeValue, error) {
 	item[attrAccountType] = str(accountKey(j.AccountID, string(j.Type.OrDefault())))
 	if j.Language != "" {
 		item[attrAccountLanguage] = str(accountKey(j.AccountID, j.Language))
+	}
+	if j.SourceJobID != "" {
+		item[attrAccountSource] = str(accountKey(j.AccountID, j.SourceJobID))
 	}
 	if unfinished(j.Status) {
 		item[attrLifecycle] = str(lifecycleUnfinished)

@@ -52,9 +52,10 @@ type listingQuery struct {
 
 // listQuery translates a listing request (callscribe.ListRequest.Includes)
 // into a Query, newest first, on the index of its most selective equality
-// filter (callscribe.JobFilter.IndexField): account-status-index,
-// account-type-index or account-language-index, whose partition is the
-// account's jobs with that value, or account-created-index without one.
+// filter (callscribe.JobFilter.IndexField): account-source-index,
+// account-status-index, account-type-index or account-language-index, whose
+// partition is the account's jobs with that value, or account-created-index
+// without one.
 // created_after is a key condition on list_sk, the cursor the start key, and
 // the other equality filters of a combination a filter expression. empty
 // reports a request that can match nothing (a cursor older than created_after),
@@ -69,6 +70,8 @@ func (s *JobStore) listQuery(req callscribe.ListRequest) (q listingQuery, empty 
 		index, hashAttr, hashValue = IndexAccountType, attrAccountType, accountKey(req.AccountID, string(f.Type))
 	case callscribe.FilterLanguage:
 		index, hashAttr, hashValue = IndexAccountLanguage, attrAccountLanguage, accountKey(req.AccountID, f.Language)
+	case callscribe.FilterSource:
+		index, hashAttr, hashValue = IndexAccountSource, attrAccountSource, accountKey(req.AccountID, f.SourceJobID)
 	}
 	keyCond := "#hash = :hash"
 	names := map[string]string{"#hash": hashAttr}
@@ -113,6 +116,11 @@ func (s *JobStore) listQuery(req callscribe.ListRequest) (q listingQuery, empty 
 		filters = append(filters, "#lang = :lang")
 		names["#lang"] = attrLanguage
 		values[":lang"] = str(f.Language)
+	}
+	if f.SourceJobID != "" && index != IndexAccountSource {
+		filters = append(filters, "#src = :src")
+		names["#src"] = attrSourceJobID
+		values[":src"] = str(f.SourceJobID)
 	}
 	residual := len(filters) > 0
 	if index != IndexAccountCreated {

@@ -38,6 +38,7 @@ const (
 	IndexAccountStatus   = "account-status-index"
 	IndexAccountType     = "account-type-index"
 	IndexAccountLanguage = "account-language-index"
+	IndexAccountSource   = "account-source-index"
 	IndexLifecycle       = "lifecycle-index"
 	IndexAPIKeyAccount   = "account-index"
 	IndexAPIKeyID        = "id-index"
@@ -54,7 +55,8 @@ var listedAttributes = []string{
 }
 
 // filteredListedAttributes are projected into the filtered listing indexes
-// (account-status-index, account-type-index, account-language-index): the
+// (account-status-index, account-type-index, account-language-index,
+// account-source-index): the
 // same job summary, plus account_id, which is a key only of
 // account-created-index.
 var filteredListedAttributes = append([]string{attrAccountID}, listedAttributes...)
@@ -85,7 +87,7 @@ func TableDefinitions(n TableNames) []*ddb.CreateTableInput {
 			BillingMode: types.BillingModePayPerRequest,
 			AttributeDefinitions: []types.AttributeDefinition{
 				s(attrID), s(attrAccountID), s(attrListSK), s(attrLifecycle), s(attrLifecycleAt),
-				s(attrAccountStatus), s(attrAccountType), s(attrAccountLanguage),
+				s(attrAccountStatus), s(attrAccountType), s(attrAccountLanguage), s(attrAccountSource),
 			},
 			KeySchema: key(attrID, ""),
 			GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
@@ -93,6 +95,7 @@ func TableDefinitions(n TableNames) []*ddb.CreateTableInput {
 				gsi(IndexAccountStatus, attrAccountStatus, attrListSK, types.ProjectionTypeInclude, filteredListedAttributes...),
 				gsi(IndexAccountType, attrAccountType, attrListSK, types.ProjectionTypeInclude, filteredListedAttributes...),
 				gsi(IndexAccountLanguage, attrAccountLanguage, attrListSK, types.ProjectionTypeInclude, filteredListedAttributes...),
+				gsi(IndexAccountSource, attrAccountSource, attrListSK, types.ProjectionTypeInclude, filteredListedAttributes...),
 				gsi(IndexLifecycle, attrLifecycle, attrLifecycleAt, types.ProjectionTypeKeysOnly),
 			},
 		},

@@ -81,12 +81,14 @@ const param = `+?`
 const typeExpr = `COALESCE(type, 'transcription')`
 
 // listIndexes maps the equality filter a listing reads by index
-// (callscribe.JobFilter.IndexField) to the index serving it (migration 2).
+// (callscribe.JobFilter.IndexField) to the index serving it (migrations 2
+// and 4).
 var listIndexes = map[callscribe.FilterField]string{
 	callscribe.FilterNone:     "jobs_by_account",
 	callscribe.FilterStatus:   "jobs_by_account_status",
 	callscribe.FilterType:     "jobs_by_account_type",
 	callscribe.FilterLanguage: "jobs_by_account_language",
+	callscribe.FilterSource:   "jobs_by_account_source",
 }
 
 // listQuery builds the page query of req: one range scan of an index that
@@ -129,6 +131,13 @@ func listQuery(req callscribe.ListRequest) (string, []any) {
 	if f.JobID != "" {
 		where.WriteString(` AND id = ` + param)
 		args = append(args, f.JobID)
+	}
+	if f.SourceJobID != "" {
+		// The literal <> '' is jobs_by_account_source's own condition: SQLite
+		// uses a partial index only when the query's WHERE states it, and it
+		// cannot tell that the bound value is never ''.
+		where.WriteString(` AND source_job_id = ` + param + ` AND source_job_id <> ''`)
+		args = append(args, f.SourceJobID)
 	}
 	args = append(args, req.Limit+1)
 

@@ -78,6 +78,10 @@ func TestListQueryPlans(t *testing.T) {
 		{"TypeAndCreatedAfter", callscribe.JobFilter{Type: callscribe.TypeTags, CreatedAfter: &after}, "jobs_by_account_type", []string{"<expr>=?", "created_at>?"}},
 		{"LanguageAndCreatedAfter", callscribe.JobFilter{Language: "de", CreatedAfter: &after}, "jobs_by_account_language", []string{"language=?", "created_at>?"}},
 		{"All", callscribe.JobFilter{Status: callscribe.StatusSucceeded, Type: callscribe.TypeTranscription, Language: "de", CreatedAfter: &after}, "jobs_by_account_language", []string{"language=?", "created_at>?"}},
+		{"Source", callscribe.JobFilter{SourceJobID: "ja"}, "jobs_by_account_source", []string{"source_job_id=?"}},
+		{"SourceAndType", callscribe.JobFilter{SourceJobID: "ja", Type: callscribe.TypeTags}, "jobs_by_account_source", []string{"source_job_id=?"}},
+		{"SourceAndFailed", callscribe.JobFilter{SourceJobID: "ja", Status: callscribe.StatusFailed}, "jobs_by_account_source", []string{"source_job_id=?"}},
+		{"SourceAndCreatedAfter", callscribe.JobFilter{SourceJobID: "ja", CreatedAfter: &after}, "jobs_by_account_source", []string{"source_job_id=?", "created_at>?"}},
 	}
 	for _, c := range cases {
 		for _, next := range []bool{false, true} {
@@ -117,11 +121,12 @@ func TestListQueryPlans(t *testing.T) {
 	}
 }
 
-// TestMigrationTwoIndexesAnExistingDatabase opens a database left at schema
+// TestMigrationsIndexAnExistingDatabase opens a database left at schema
 // version 1 with a job from before jobs had a type (type NULL): migration 2
 // adds the filter indexes, and the type=transcription filter, now a range of
-// jobs_by_account_type, still lists that job.
-func TestMigrationTwoIndexesAnExistingDatabase(t *testing.T) {
+// jobs_by_account_type, still lists that job; migration 4 indexes the summary
+// already made from it, so the source filter lists that.
+func TestMigrationsIndexAnExistingDatabase(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "v1.db")
 	raw, err := sql.Open("sqlite3", path)
 	if err != nil {
@@ -132,7 +137,7 @@ func TestMigrationTwoIndexesAnExistingDatabase(t *testing.T) {
 		`CREATE TABLE schema_version (version INTEGER NOT NULL)`,
 		`INSERT INTO schema_version (version) VALUES (1)`,
 		`INSERT INTO jobs (id, account_id, type, status, language, created_at, updated_at) VALUES ('legacy', 'acc', NULL, 'succeeded', 'en', 1, 1)`,
-		`INSERT INTO jobs (id, account_id, type, status, language, created_at, updated_at) VALUES ('summary', 'acc', 'summary', 'succeeded', 'en', 2, 2)`,
+		`INSERT INTO jobs (id, account_id, type, status, source_job_id, language, created_at, updated_at) VALUES ('summary', 'acc', 'summary', 'succeeded', 'legacy', 'en', 2, 2)`,
 	} {
 		if _, err := raw.Exec(stmt); err != nil {
 			t.Fatalf("%s: %v", stmt, err)
@@ -154,6 +159,8 @@ func TestMigrationTwoIndexesAnExistingDatabase(t *testing.T) {
 		{callscribe.JobFilter{Type: callscribe.TypeSummary}, []string{"summary"}},
 		{callscribe.JobFilter{Status: callscribe.StatusSucceeded}, []string{"summary", "legacy"}},
 		{callscribe.JobFilter{Language: "en", Type: callscribe.TypeTranscription}, []string{"legacy"}},
+		{callscribe.JobFilter{SourceJobID: "legacy"}, []string{"summary"}},
+		{callscribe.JobFilter{SourceJobID: "summary"}, nil},
 	} {
 		page, err := db.Jobs().ListJobs(t.Context(), callscribe.ListRequest{AccountID: "acc", Filter: c.filter, Limit: 10})
 		if err != nil {

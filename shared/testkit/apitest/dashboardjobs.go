@@ -63,10 +63,21 @@ func (s *suite) testDashboardJobs(t *testing.T) {
 	if expectStatus(t, r, http.StatusAccepted) && r.Str("type") != "summary" {
 		t.Errorf("%s: want a summary job", r)
 	}
+	summaryID := r.Str("job_id")
 	r = s.c.postJSON(t, "/dashboard/tag", map[string]string{"transcript_text": "User: my card was stolen"}, withBearer(a.Token))
 	if expectStatus(t, r, http.StatusAccepted) && r.Str("type") != "tags" {
 		t.Errorf("%s: want a tags job", r)
 	}
+	// The review screen loads a call's summaries and tags by its id: the
+	// summary made from it, not the tags made from text.
+	r = s.c.do(t, http.MethodGet, "/dashboard/jobs?source_job_id="+id, nil, withBearer(a.Token))
+	if expectStatus(t, r, http.StatusOK) {
+		items, _ := r.Body["transcriptions"].([]any)
+		if len(items) != 1 || items[0].(map[string]any)["job_id"] != summaryID || r.Body["next_cursor"] != nil {
+			t.Errorf("%s: want the one summary %s made from %s", r, summaryID, id)
+		}
+	}
+	expectError(t, s.c.do(t, http.MethodGet, "/dashboard/jobs?source_job_id=call-1", nil, withBearer(a.Token)), http.StatusBadRequest, "INVALID_FILTER")
 	expectError(t, s.c.postJSON(t, "/dashboard/tag", map[string]string{}, withBearer(a.Token)), http.StatusBadRequest, "MISSING_TRANSCRIPT_SOURCE")
 	r = s.c.do(t, http.MethodGet, "/dashboard/limits", nil, withBearer(a.Token))
 	if expectStatus(t, r, http.StatusOK) {

@@ -185,6 +185,8 @@ func (s *suite) testList(t *testing.T) {
 		{"status": {"done"}}, {"status": {"success"}}, {"status": {"1"}},
 		{"type": {"audio"}}, {"type": {"transcriptions"}},
 		{"job_id": {"not-a-uuid"}}, {"job_id": {"1234"}}, {"job_id": {strings.ReplaceAll(u1, "-", "") + "zz"}},
+		{"source_job_id": {"not-a-uuid"}}, {"source_job_id": {strings.ReplaceAll(u1, "-", "")}}, {"source_job_id": {u1 + "0"}},
+		{"source_job_id": {u1}, "type": {"audio"}},
 		{"created_after": {"yesterday"}}, {"created_after": {"2026-13-45T00:00:00Z"}}, {"created_after": {"12/01/2026"}},
 	} {
 		r := a.List(t, f)
@@ -193,9 +195,34 @@ func (s *suite) testList(t *testing.T) {
 		}
 	}
 
-	// Another account's jobs are invisible, also by job_id.
+	// A transcription's derived jobs, newest first, with the other filters
+	// (AND) and page by page; any case of the id.
+	for _, c := range []struct {
+		q    url.Values
+		want []string
+	}{
+		{url.Values{"source_job_id": {u1}}, []string{s2, t1}},
+		{url.Values{"source_job_id": {strings.ToUpper(u1)}}, []string{s2, t1}},
+		{url.Values{"source_job_id": {u1}, "type": {"tags"}}, []string{t1}},
+		{url.Values{"source_job_id": {u1}, "type": {"summary"}, "status": {"succeeded"}}, []string{s2}},
+		{url.Values{"source_job_id": {u1}, "type": {"transcription"}}, nil},
+		{url.Values{"source_job_id": {u2}}, nil},
+		{url.Values{"source_job_id": {s2}}, nil},
+	} {
+		if got := ids(collect(t, a, c.q, 1)); !slices.Equal(got, c.want) {
+			t.Errorf("listing %v one per page: %v, want %v", c.q, got, c.want)
+		}
+	}
+	if r := a.List(t, url.Values{"source_job_id": {u1}}); len(listItems(t, r)) != 2 || r.Body["next_cursor"] != nil {
+		t.Errorf("%s: want both derived jobs of %s on one page and next_cursor null", r, u1)
+	}
+
+	// Another account's jobs are invisible, also by job_id and source_job_id.
 	if items := listItems(t, b.List(t, url.Values{"job_id": {u1}})); len(items) != 0 {
 		t.Errorf("account b lists account a's job %s", u1)
+	}
+	if items := listItems(t, b.List(t, url.Values{"source_job_id": {u1}})); len(items) != 0 {
+		t.Errorf("account b lists the derived jobs of account a's job %s", u1)
 	}
 	if got := ids(collect(t, b, nil, 100)); len(got) != 2 || !slices.Contains(got, bJob) {
 		t.Errorf("account b lists %v; want its own 2 jobs", got)

@@ -68,6 +68,7 @@ func RunJobStoreTests(t *testing.T, newStore func(t *testing.T) callscribe.JobSt
 		{"List/EmptyAccount", testListEmpty},
 		{"List/FiltersFollowTransitionsAndDeletes", testListFiltersFollowTransitions},
 		{"List/FilterMatchingNothing", testListFilterMatchingNothing},
+		{"List/BySourceJob", testListBySource},
 		{"UnfinishedJobIDs/LiveQueuedAndProcessingOldestFirst", testUnfinished},
 	}
 	for _, tc := range tests {

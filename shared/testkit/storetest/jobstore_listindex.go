@@ -197,8 +197,8 @@ func testListReadsPerPage(t *testing.T, s callscribe.JobStore) {
 		switch {
 		case i%500 == 0: // 20 succeeded German transcriptions, spread evenly
 			j.Status, j.Language = callscribe.StatusSucceeded, "de"
-		case i%250 == 125: // 40 failed summaries
-			j.Type, j.Status = callscribe.TypeSummary, callscribe.StatusFailed
+		case i%250 == 125: // 40 failed summaries of the first transcription
+			j.Type, j.Status, j.SourceJobID = callscribe.TypeSummary, callscribe.StatusFailed, jobs[0].ID
 		}
 		jobs[i] = j
 	}
@@ -228,6 +228,9 @@ func testListReadsPerPage(t *testing.T, s callscribe.JobStore) {
 		{listFilterCase{"CreatedAfter", callscribe.JobFilter{CreatedAfter: &recent}, 100}, true, true},
 		{listFilterCase{"StatusProcessingCreatedAfter", callscribe.JobFilter{Status: callscribe.StatusProcessing, CreatedAfter: &recent}, 100}, true, true},
 		{listFilterCase{"JobID", callscribe.JobFilter{JobID: jobs[4321].ID}, 10}, true, true},
+		{listFilterCase{"Source", callscribe.JobFilter{SourceJobID: jobs[0].ID}, 7}, true, true},
+		{listFilterCase{"SourceMatchesNothing", callscribe.JobFilter{SourceJobID: jobs[500].ID}, 10}, true, true},
+		{listFilterCase{"SourceAndQueuedMatchesNothing", callscribe.JobFilter{SourceJobID: jobs[0].ID, Status: callscribe.StatusQueued}, 10}, false, true},
 		{listFilterCase{"StatusQueuedAndENMatchesNothing", callscribe.JobFilter{Status: callscribe.StatusQueued, Language: "en"}, 10}, false, true},
 		{listFilterCase{"SummaryAndDEMatchesNothing", callscribe.JobFilter{Type: callscribe.TypeSummary, Language: "de"}, 10}, false, true},
 		{listFilterCase{"FailedAndSummary", callscribe.JobFilter{Status: callscribe.StatusFailed, Type: callscribe.TypeSummary}, 10}, false, true},

@@ -193,13 +193,30 @@ func parseFilter(q map[string][]string) (callscribe.JobFilter, error) {
 		f.CreatedAfter = &t
 	}
 	if v, ok := singleParam(q, "job_id"); ok {
-		id, err := uuid.Parse(v)
-		if err != nil || len(v) != 36 {
+		id, valid := parseFilterUUID(v)
+		if !valid {
 			return f, callscribe.Errorf(callscribe.CodeInvalidFilter, "job_id must be a UUID.")
 		}
-		f.JobID = id.String()
+		f.JobID = id
+	}
+	if v, ok := singleParam(q, "source_job_id"); ok {
+		id, valid := parseFilterUUID(v)
+		if !valid {
+			return f, callscribe.Errorf(callscribe.CodeInvalidFilter, "source_job_id must be a UUID.")
+		}
+		f.SourceJobID = id
 	}
 	return f, nil
+}
+
+// parseFilterUUID accepts a job id filter's value: a UUID in its 36-character
+// form, any case, returned as stored (lower case).
+func parseFilterUUID(v string) (string, bool) {
+	id, err := uuid.Parse(v)
+	if err != nil || len(v) != 36 {
+		return "", false
+	}
+	return id.String(), true
 }
 
 // parseTimestamp accepts RFC 3339 (with any fraction and offset), a local time

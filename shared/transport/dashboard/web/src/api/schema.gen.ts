@@ -1111,7 +1111,7 @@ export interface components {
                 };
             };
         };
-        /** @description INVALID_PAGINATION (limit or cursor), INVALID_FILTER (status, type, job_id or created_after). */
+        /** @description INVALID_PAGINATION (limit or cursor), INVALID_FILTER (status, type, job_id, source_job_id or created_after). */
         ListBadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -1379,6 +1379,14 @@ export interface components {
         CreatedAfter: string;
         /** @description Exact job UUID (36 characters, any case); a malformed one is 400 INVALID_FILTER. An empty value counts as absent. */
         JobIdFilter: string;
+        /**
+         * @description A transcription's UUID (36 characters, any case): only the summary and tags jobs
+         *     made from it (`transcription_job_id`), newest first; none for a transcription
+         *     without them, another account's, or an id of no job. Combines with the other
+         *     filters (AND). A malformed one is 400 INVALID_FILTER. An empty value counts as
+         *     absent.
+         */
+        SourceJobIdFilter: string;
     };
     requestBodies: {
         /**
@@ -1529,6 +1537,14 @@ export interface operations {
                 created_after?: components["parameters"]["CreatedAfter"];
                 /** @description Exact job UUID (36 characters, any case); a malformed one is 400 INVALID_FILTER. An empty value counts as absent. */
                 job_id?: components["parameters"]["JobIdFilter"];
+                /**
+                 * @description A transcription's UUID (36 characters, any case): only the summary and tags jobs
+                 *     made from it (`transcription_job_id`), newest first; none for a transcription
+                 *     without them, another account's, or an id of no job. Combines with the other
+                 *     filters (AND). A malformed one is 400 INVALID_FILTER. An empty value counts as
+                 *     absent.
+                 */
+                source_job_id?: components["parameters"]["SourceJobIdFilter"];
             };
             header?: {
                 /**
@@ -2055,6 +2071,14 @@ export interface operations {
                 created_after?: components["parameters"]["CreatedAfter"];
                 /** @description Exact job UUID (36 characters, any case); a malformed one is 400 INVALID_FILTER. An empty value counts as absent. */
                 job_id?: components["parameters"]["JobIdFilter"];
+                /**
+                 * @description A transcription's UUID (36 characters, any case): only the summary and tags jobs
+                 *     made from it (`transcription_job_id`), newest first; none for a transcription
+                 *     without them, another account's, or an id of no job. Combines with the other
+                 *     filters (AND). A malformed one is 400 INVALID_FILTER. An empty value counts as
+                 *     absent.
+                 */
+                source_job_id?: components["parameters"]["SourceJobIdFilter"];
             };
             header?: {
                 /**
