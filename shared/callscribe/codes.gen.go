@@ -9,7 +9,7 @@ const (
 	CodeAudioFileMissing = "AUDIO_FILE_MISSING"
 	// CodeAudioDurationUnknown, 400: the audio's duration cannot be read.
 	CodeAudioDurationUnknown = "AUDIO_DURATION_UNKNOWN"
-	// CodeInvalidMetadataJSON, 400: the metadata field is not a JSON object.
+	// CodeInvalidMetadataJSON, 400: the metadata field is not a JSON object, or is over 64 KiB, 32 levels deep or 512 keys.
 	CodeInvalidMetadataJSON = "INVALID_METADATA_JSON"
 	// CodeInvalidPagination, 400: a malformed limit or cursor.
 	CodeInvalidPagination = "INVALID_PAGINATION"
