@@ -115,6 +115,7 @@ func TestBlackBoxAWSLocal(t *testing.T) {
 	opts := apitest.Options{QuotaMinutes: quotaMinutes, JobTimeout: 90 * time.Second, RateLimitBurst: config.DefaultRateLimitBurst}
 	apitest.Run(t, svc, opts)
 	apitest.RunCallbacks(t, svc, opts)
+	t.Run("Probe", func(t *testing.T) { apitest.RunProbe(t, svc, apitest.ProbeOptions{Options: opts, AWS: true}) })
 	t.Run("DashboardInABrowser", func(t *testing.T) { apitest.RunDashboardE2E(t, svc, "cognito", true) })
 }
 

@@ -82,6 +82,12 @@ func newGateway(backend *awsstack.AWS, sessions *identity.Sessions, audioOrigin 
 }
 
 func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// API Gateway routes a path as sent; the mux would redirect one it cleans
+	// ("//", ".", ".."), so such a path matches no route: $default answers it.
+	if !httpapi.CanonicalPath(r) {
+		g.call(w, r, "$default", nil, nil, g.fallback, "fallback")
+		return
+	}
 	if h, pattern := g.routes.Handler(r); pattern != "" {
 		h.ServeHTTP(w, r)
 		return

@@ -239,6 +239,9 @@ func TestBlackBox(t *testing.T) {
 	t.Parallel()
 	svc := startService(t)
 	apitest.Run(t, svc, apitest.Options{QuotaMinutes: quotaMinutes, RateLimitBurst: config.DefaultRateLimitBurst})
+	t.Run("Probe", func(t *testing.T) {
+		apitest.RunProbe(t, svc, apitest.ProbeOptions{Options: apitest.Options{QuotaMinutes: quotaMinutes}})
+	})
 	t.Run("DashboardInABrowser", func(t *testing.T) { apitest.RunDashboardE2E(t, svc, "local", false) })
 }
 

@@ -9,7 +9,7 @@ const (
 	CodeAudioFileMissing = "AUDIO_FILE_MISSING"
 	// CodeAudioDurationUnknown, 400: the audio's duration cannot be read.
 	CodeAudioDurationUnknown = "AUDIO_DURATION_UNKNOWN"
-	// CodeInvalidMetadataJSON, 400: the metadata field is not a JSON object.
+	// CodeInvalidMetadataJSON, 400: the metadata field is not a JSON object, or is over 64 KiB, 32 levels deep or 512 keys.
 	CodeInvalidMetadataJSON = "INVALID_METADATA_JSON"
 	// CodeInvalidPagination, 400: a malformed limit or cursor.
 	CodeInvalidPagination = "INVALID_PAGINATION"
@@ -23,6 +23,8 @@ const (
 	CodeMissingTranscriptSource = "MISSING_TRANSCRIPT_SOURCE"
 	// CodeMultipleTranscriptSources, 400: both transcription_job_id and transcript_text.
 	CodeMultipleTranscriptSources = "MULTIPLE_TRANSCRIPT_SOURCES"
+	// CodeMultipleAudioSources, 400: more than one audio source in one upload (two file parts, or file and upload_id).
+	CodeMultipleAudioSources = "MULTIPLE_AUDIO_SOURCES"
 	// CodeNotATranscription, 400: the job named is a summary or tags job.
 	CodeNotATranscription = "NOT_A_TRANSCRIPTION"
 	// CodeInvalidSignup, 400: the sign-up email or password is refused.
@@ -51,7 +53,7 @@ const (
 	CodeTranscriptionNotReady = "TRANSCRIPTION_NOT_READY"
 	// CodeEmailTaken, 409: an account with this email exists.
 	CodeEmailTaken = "EMAIL_TAKEN"
-	// CodeFileTooLarge, 413: the file or request is over 10 MB.
+	// CodeFileTooLarge, 413: the audio file is over 10 MB.
 	CodeFileTooLarge = "FILE_TOO_LARGE"
 	// CodeRequestTooLarge, 413: a text field or JSON body over its limit.
 	CodeRequestTooLarge = "REQUEST_TOO_LARGE"
@@ -63,6 +65,8 @@ const (
 	CodeQuotaExceeded = "QUOTA_EXCEEDED"
 	// CodeRateLimited, 429: over the request budget; retry after Retry-After seconds.
 	CodeRateLimited = "RATE_LIMITED"
+	// CodeRequestHeadersTooLarge, 431: the request line and headers together are over 64 KiB (a long query string counts).
+	CodeRequestHeadersTooLarge = "REQUEST_HEADERS_TOO_LARGE"
 	// CodeInternal, 500: internal error; quote the requestId to support.
 	CodeInternal = "INTERNAL_ERROR"
 	// CodeProviderSubmitFailed, 502: the job was stored but could not be submitted (details.job_id names it).

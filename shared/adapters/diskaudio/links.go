@@ -47,34 +47,34 @@ func (l *Links) AudioURL(_ context.Context, key string, expiry time.Duration) (s
 func (l *Links) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
-		uploadError(w, http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED", "Audio links are read with GET.")
+		uploadError(w, r, http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED", "Audio links are read with GET.")
 		return
 	}
 	q := r.URL.Query()
 	key, expires := q.Get("key"), q.Get("expires")
 	if !hmac.Equal([]byte(l.sign("GET", key, expires)), []byte(q.Get("signature"))) {
-		uploadError(w, http.StatusForbidden, "SIGNATURE_MISMATCH", "The audio link was changed or is incomplete.")
+		uploadError(w, r, http.StatusForbidden, "SIGNATURE_MISMATCH", "The audio link was changed or is incomplete.")
 		return
 	}
 	exp, err := strconv.ParseInt(expires, 10, 64)
 	if err != nil || l.now().Unix() > exp {
-		uploadError(w, http.StatusForbidden, "LINK_EXPIRED", "The audio link has expired; ask for a new one.")
+		uploadError(w, r, http.StatusForbidden, "LINK_EXPIRED", "The audio link has expired; ask for a new one.")
 		return
 	}
 	p, err := l.store.path(key)
 	if err != nil {
-		uploadError(w, http.StatusNotFound, "NOT_FOUND", "No such audio.")
+		uploadError(w, r, http.StatusNotFound, "NOT_FOUND", "No such audio.")
 		return
 	}
 	f, err := os.Open(p)
 	if err != nil {
-		uploadError(w, http.StatusNotFound, "NOT_FOUND", "No such audio.")
+		uploadError(w, r, http.StatusNotFound, "NOT_FOUND", "No such audio.")
 		return
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil || info.IsDir() {
-		uploadError(w, http.StatusNotFound, "NOT_FOUND", "No such audio.")
+		uploadError(w, r, http.StatusNotFound, "NOT_FOUND", "No such audio.")
 		return
 	}
 	w.Header().Set("Content-Type", audioContentType(key))

@@ -14,6 +14,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/callscribe/callscribe/shared/callscribe"
 )
 
 // UploadPath is where the local stack receives presigned uploads.
@@ -57,12 +61,12 @@ func (u *Uploads) SignUpload(_ context.Context, key string, maxBytes int64, expi
 func (u *Uploads) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		uploadError(w, http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED", "Uploads are POSTed.")
+		uploadError(w, r, http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED", "Uploads are POSTed.")
 		return
 	}
 	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mediaType != "multipart/form-data" || params["boundary"] == "" {
-		uploadError(w, http.StatusBadRequest, "INVALID_REQUEST", "Send multipart/form-data: the signed fields, then the file.")
+		uploadError(w, r, http.StatusBadRequest, "INVALID_REQUEST", "Send multipart/form-data: the signed fields, then the file.")
 		return
 	}
 	mr := multipart.NewReader(r.Body, params["boundary"])
@@ -70,13 +74,13 @@ func (u *Uploads) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for {
 		part, err := mr.NextPart()
 		if err != nil {
-			uploadError(w, http.StatusBadRequest, "INVALID_REQUEST", "The form has no file part.")
+			uploadError(w, r, http.StatusBadRequest, "INVALID_REQUEST", "The form has no file part.")
 			return
 		}
 		if part.FormName() != "file" {
 			b, err := io.ReadAll(io.LimitReader(part, maxFieldBytes+1))
 			if err != nil || len(b) > maxFieldBytes {
-				uploadError(w, http.StatusBadRequest, "INVALID_REQUEST", "A form field is malformed or too long.")
+				uploadError(w, r, http.StatusBadRequest, "INVALID_REQUEST", "A form field is malformed or too long.")
 				return
 			}
 			fields[part.FormName()] = string(b)
@@ -91,38 +95,38 @@ func (u *Uploads) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (u *Uploads) receive(w http.ResponseWriter, r *http.Request, fields map[string]string, file io.Reader) {
 	key, expires, limit := fields["key"], fields["expires"], fields["max_bytes"]
 	if !hmac.Equal([]byte(u.sign(key, expires, limit)), []byte(fields["signature"])) {
-		uploadError(w, http.StatusForbidden, "SIGNATURE_MISMATCH", "The upload's signed fields were changed or are missing.")
+		uploadError(w, r, http.StatusForbidden, "SIGNATURE_MISMATCH", "The upload's signed fields were changed or are missing.")
 		return
 	}
 	exp, err1 := strconv.ParseInt(expires, 10, 64)
 	maxBytes, err2 := strconv.ParseInt(limit, 10, 64)
 	if err1 != nil || err2 != nil || u.now().Unix() > exp {
-		uploadError(w, http.StatusForbidden, "UPLOAD_EXPIRED", "The upload URL has expired; ask for a new one.")
+		uploadError(w, r, http.StatusForbidden, "UPLOAD_EXPIRED", "The upload URL has expired; ask for a new one.")
 		return
 	}
 	tmp, err := os.CreateTemp(u.store.root, ".incoming-*")
 	if err != nil {
-		uploadError(w, http.StatusInternalServerError, "INTERNAL_ERROR", "The upload could not be stored.")
+		uploadError(w, r, http.StatusInternalServerError, "INTERNAL_ERROR", "The upload could not be stored.")
 		return
 	}
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
 	n, err := io.Copy(tmp, io.LimitReader(file, maxBytes+1))
 	if err != nil {
-		uploadError(w, http.StatusBadRequest, "INVALID_REQUEST", "The upload was cut short.")
+		uploadError(w, r, http.StatusBadRequest, "INVALID_REQUEST", "The upload was cut short.")
 		return
 	}
 	if n > maxBytes {
 		// Like S3's content-length-range: refused without reading the rest.
 		w.Header().Set("Connection", "close")
-		uploadError(w, http.StatusRequestEntityTooLarge, "FILE_TOO_LARGE", "The file is larger than the signed limit of "+limit+" bytes.")
+		uploadError(w, r, http.StatusRequestEntityTooLarge, "FILE_TOO_LARGE", "The file is larger than the signed limit of "+limit+" bytes.")
 		return
 	}
 	if _, err = tmp.Seek(0, io.SeekStart); err == nil {
 		err = u.store.PutAudio(r.Context(), key, tmp, n)
 	}
 	if err != nil {
-		uploadError(w, http.StatusInternalServerError, "INTERNAL_ERROR", "The upload could not be stored.")
+		uploadError(w, r, http.StatusInternalServerError, "INTERNAL_ERROR", "The upload could not be stored.")
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -158,8 +162,16 @@ func (s *Store) RemoveStaleUploads(prefix string, cutoff time.Time) (int, error)
 	return removed, err
 }
 
-func uploadError(w http.ResponseWriter, status int, code, message string) {
+// uploadError answers in the API's error shape, requestId included (also
+// sent as X-Request-Id): these routes sit beside the API, not behind it, so
+// the id is made here unless the request already carries one.
+func uploadError(w http.ResponseWriter, r *http.Request, status int, code, message string) {
+	requestID := callscribe.RequestID(r.Context())
+	if requestID == "" {
+		requestID = uuid.NewString()
+	}
+	w.Header().Set("X-Request-Id", requestID)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"code": code, "message": message}})
+	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"code": code, "message": message}, "requestId": requestID})
 }

@@ -40,8 +40,16 @@ import (
 const (
 	// MaxAudioBytes is the spec's 10 MB upload limit, read as 10 MiB.
 	MaxAudioBytes = 10 << 20
-	// MaxMetadataBytes bounds the metadata JSON object of an upload.
+	// MaxMetadataBytes, MaxMetadataDepth and MaxMetadataKeys bound the
+	// metadata JSON object of an upload: its size as sent, how deeply objects
+	// and arrays nest in it (the object itself is depth 1), and how many keys
+	// its objects hold in all. Generous for what metadata is for (a CRM id,
+	// an agent, a campaign, a few nested records: AssemblyAI and Deepgram take
+	// a flat handful of pairs), while every client's JSON decoder can read
+	// the job back (Python's json stops near depth 1000, Go's at 10000).
 	MaxMetadataBytes = 64 << 10
+	MaxMetadataDepth = 32
+	MaxMetadataKeys  = 512
 	// MaxKeyterms, MaxKeytermChars and MaxKeytermWords are the per-job
 	// vocabulary's rules (keyterms.go): at most 100 terms, each 1 to 50
 	// characters and at most 6 words once trimmed. MaxKeytermsBytes bounds

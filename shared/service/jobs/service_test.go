@@ -674,3 +674,62 @@ func TestTranscriptForExport(t *testing.T) {
 	_, err = e.svc.Transcript(ctx, "other", done.ID)
 	requireCode(t, err, callscribe.CodeForbidden)
 }
+
+// nestedMetadata is an object nesting depth levels in all: {"a":{"a":...1}}.
+func nestedMetadata(depth int) string {
+	return strings.Repeat(`{"a":`, depth-1) + `{"a":1}` + strings.Repeat("}", depth-1)
+}
+
+// flatMetadata is an object of n keys.
+func flatMetadata(n int) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"k%d":%d`, i, i)
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+func TestSubmitTranscriptionBoundsMetadata(t *testing.T) {
+	e := newEnv(t)
+	good := wav(t, 1)
+	// Keys spread over nested objects count together; colons and brackets
+	// inside strings count for nothing.
+	spread := `{"a":` + strings.TrimSuffix(flatMetadata(jobs.MaxMetadataKeys-2), "}") + `,"b":{}}` + `}`
+	cases := []struct {
+		name     string
+		metadata string
+		refused  string // a part of the message; "" when accepted
+	}{
+		{"at the depth limit", nestedMetadata(jobs.MaxMetadataDepth), ""},
+		{"past the depth limit", nestedMetadata(jobs.MaxMetadataDepth + 1), fmt.Sprintf("more than %d levels", jobs.MaxMetadataDepth)},
+		{"arrays nest too", `{"a":` + strings.Repeat("[", jobs.MaxMetadataDepth) + strings.Repeat("]", jobs.MaxMetadataDepth) + `}`, fmt.Sprintf("more than %d levels", jobs.MaxMetadataDepth)},
+		{"the probe's deep object", nestedMetadata(10000), fmt.Sprintf("more than %d levels", jobs.MaxMetadataDepth)},
+		{"at the key limit", flatMetadata(jobs.MaxMetadataKeys), ""},
+		{"keys spread over nested objects", spread, ""},
+		{"past the key limit", flatMetadata(jobs.MaxMetadataKeys + 1), fmt.Sprintf("more than %d keys", jobs.MaxMetadataKeys)},
+		{"brackets and colons in strings", `{"s":"` + strings.Repeat(`[{\":`, 2000) + `"}`, ""},
+		{"past the size limit", `{"a":"` + strings.Repeat("x", jobs.MaxMetadataBytes) + `"}`, fmt.Sprintf("larger than %d bytes", jobs.MaxMetadataBytes)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := upload("acct", good)
+			r.Metadata = c.metadata
+			_, err := e.svc.SubmitTranscription(context.Background(), r)
+			if c.refused == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			requireCode(t, err, callscribe.CodeInvalidMetadataJSON)
+			if !strings.Contains(callscribe.ErrorMessage(err), c.refused) {
+				t.Fatalf("message %q does not name the bound (%q)", callscribe.ErrorMessage(err), c.refused)
+			}
+		})
+	}
+}

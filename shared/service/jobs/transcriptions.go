@@ -119,27 +119,66 @@ func audioKey(accountID, jobID string, format callscribe.AudioFormat) string {
 	return "audio/" + accountID + "/" + jobID + "." + string(format)
 }
 
-// parseMetadata accepts a JSON object of at most MaxMetadataBytes; blank is none.
+// parseMetadata accepts a JSON object within MaxMetadataBytes,
+// MaxMetadataDepth and MaxMetadataKeys; blank is none. The message of a
+// refusal names the bound it broke.
 func parseMetadata(raw string) (json.RawMessage, error) {
-	invalid := callscribe.Errorf(callscribe.CodeInvalidMetadataJSON, "metadata must be a JSON-encoded object (at most %d bytes).", MaxMetadataBytes)
 	if len(raw) > MaxMetadataBytes {
-		return nil, invalid
+		return nil, callscribe.Errorf(callscribe.CodeInvalidMetadataJSON, "metadata is larger than %d bytes.", MaxMetadataBytes)
 	}
 	trimmed := bytes.TrimSpace([]byte(raw))
 	if len(trimmed) == 0 {
 		return nil, nil
 	}
-	var obj map[string]any
-	if trimmed[0] != '{' || json.Unmarshal(trimmed, &obj) != nil {
-		return nil, invalid
+	if trimmed[0] != '{' || !json.Valid(trimmed) {
+		return nil, callscribe.Errorf(callscribe.CodeInvalidMetadataJSON, "metadata must be a JSON-encoded object (at most %d bytes).", MaxMetadataBytes)
+	}
+	depth, keys := metadataShape(trimmed)
+	if depth > MaxMetadataDepth {
+		return nil, callscribe.Errorf(callscribe.CodeInvalidMetadataJSON, "metadata nests objects and arrays more than %d levels deep.", MaxMetadataDepth)
+	}
+	if keys > MaxMetadataKeys {
+		return nil, callscribe.Errorf(callscribe.CodeInvalidMetadataJSON, "metadata has more than %d keys in all.", MaxMetadataKeys)
 	}
 	// Stored compact, as encoding/json would send it: reads write the stored
 	// bytes into the Job resource as they are.
 	var compact bytes.Buffer
 	if err := json.Compact(&compact, trimmed); err != nil {
-		return nil, invalid
+		return nil, callscribe.Errorf(callscribe.CodeInvalidMetadataJSON, "metadata must be a JSON-encoded object (at most %d bytes).", MaxMetadataBytes)
 	}
 	return json.RawMessage(compact.Bytes()), nil
+}
+
+// metadataShape returns the deepest nesting of objects and arrays in a valid
+// JSON text and the number of object keys in it: in valid JSON every colon
+// outside a string follows a key, so one pass over the bytes counts both.
+func metadataShape(doc []byte) (depth, keys int) {
+	level, inString, escaped := 0, false, false
+	for _, c := range doc {
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			level++
+			depth = max(depth, level)
+		case '}', ']':
+			level--
+		case ':':
+			keys++
+		}
+	}
+	return depth, keys
 }
 
 // submit enqueues the job's work. When the queue refuses, the stored job is

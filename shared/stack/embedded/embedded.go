@@ -147,7 +147,15 @@ func (l *Local) Run(ctx context.Context, ready func(addr string)) error {
 	routes.Handle("GET /{$}", page)
 	routes.Handle("GET /assets/", page)
 	routes.Handle("/", l.Server)
-	srv := httpapi.NewHTTPServer(routes)
+	// A path the mux would clean ("//", ".", "..") goes to the API as it is,
+	// which answers in the error shape rather than with the mux's redirect.
+	srv := httpapi.NewHTTPServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !httpapi.CanonicalPath(r) {
+			l.Server.ServeHTTP(w, r)
+			return
+		}
+		routes.ServeHTTP(w, r)
+	}))
 
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup

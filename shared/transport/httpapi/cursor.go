@@ -44,6 +44,10 @@ func encodeCursor(signer *identity.Signer, accountID string, p callscribe.Positi
 
 var errBadCursor = errors.New("bad cursor")
 
+// maxCursorBytes is far above any cursor encodeCursor writes (about 150
+// characters); a longer one is refused before its signature is checked.
+const maxCursorBytes = 512
+
 func decodeCursor(signer *identity.Signer, accountID, cursor string) (*callscribe.Position, error) {
 	payload, err := signer.Open(cursor)
 	if err != nil {

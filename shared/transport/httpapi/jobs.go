@@ -112,6 +112,10 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request, accountID stri
 		req.Limit = n
 	}
 	if v, ok := singleParam(q, "cursor"); ok {
+		if len(v) > maxCursorBytes {
+			writeError(w, r, callscribe.Errorf(callscribe.CodeInvalidPagination, "cursor is longer than %d characters; pass next_cursor unchanged or omit it.", maxCursorBytes))
+			return
+		}
 		pos, err := decodeCursor(s.cursors, accountID, v)
 		if err != nil {
 			writeError(w, r, callscribe.Errorf(callscribe.CodeInvalidPagination, "cursor is malformed or was not issued for this listing; pass next_cursor unchanged or omit it."))

@@ -27,6 +27,7 @@ var statusOf = map[string]int{
 	callscribe.CodeInvalidJSONBody:           http.StatusBadRequest,
 	callscribe.CodeMissingTranscriptSource:   http.StatusBadRequest,
 	callscribe.CodeMultipleTranscriptSources: http.StatusBadRequest,
+	callscribe.CodeMultipleAudioSources:      http.StatusBadRequest,
 	callscribe.CodeNotATranscription:         http.StatusBadRequest,
 	callscribe.CodeInvalidSignup:             http.StatusBadRequest,
 	callscribe.CodeInvalidCallback:           http.StatusBadRequest,
@@ -47,6 +48,7 @@ var statusOf = map[string]int{
 	callscribe.CodeTranscriptEmpty:           http.StatusUnprocessableEntity,
 	callscribe.CodeQuotaExceeded:             http.StatusTooManyRequests,
 	callscribe.CodeRateLimited:               http.StatusTooManyRequests,
+	callscribe.CodeRequestHeadersTooLarge:    http.StatusRequestHeaderFieldsTooLarge,
 	callscribe.CodeInternal:                  http.StatusInternalServerError,
 	callscribe.CodeProviderSubmitFailed:      http.StatusBadGateway,
 }

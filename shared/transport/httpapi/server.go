@@ -6,6 +6,7 @@ package httpapi
 import (
 	"log/slog"
 	"net/http"
+	"path"
 	"time"
 
 	"github.com/google/uuid"
@@ -277,11 +278,38 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h(rec, r)
 		return
 	}
+	if !CanonicalPath(r) {
+		// The mux would answer a redirect to the cleaned path (an HTML
+		// body, and a different resource: "/v1/transcriptions//x" is
+		// not job "x"). No route has an empty segment, a "." or a "..".
+		s.notFound(rec, r)
+		return
+	}
 	if _, pattern := s.mux.Handler(r); pattern == "" {
 		s.noRoute(rec, r)
 		return
 	}
 	s.mux.ServeHTTP(rec, r)
+}
+
+// CanonicalPath reports whether the request's path is in the form
+// http.ServeMux routes without redirecting: no empty segment ("//"), no "."
+// or ".." segment. A mux in front of the API (the local stack's, the AWS
+// emulation's gateway) hands any other path to the API, which answers it in
+// the error shape instead of redirecting.
+func CanonicalPath(r *http.Request) bool {
+	p := r.URL.EscapedPath()
+	return p != "" && p[0] == '/' && cleanPath(p) == p
+}
+
+// cleanPath is http.ServeMux's canonical form of a path: path.Clean keeping
+// a trailing slash.
+func cleanPath(p string) string {
+	np := path.Clean(p)
+	if p[len(p)-1] == '/' && np != "/" {
+		np += "/"
+	}
+	return np
 }
 
 // noRoute answers a request no route takes: 405 with Allow when the path is

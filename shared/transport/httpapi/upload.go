@@ -14,6 +14,9 @@ import (
 	"github.com/callscribe/callscribe/shared/service/jobs"
 )
 
+// maxUnknownFields bounds the form fields the API does not read, in all.
+const maxUnknownFields = 64 << 10
+
 // upload is what the multipart form carried, as sent: the service validates
 // the fields (jobs.Service.SubmitTranscription).
 type upload struct {
@@ -39,6 +42,7 @@ func readUpload(w http.ResponseWriter, r *http.Request) (_ *upload, err error) {
 	body := http.MaxBytesReader(w, r.Body, jobs.MaxAudioBytes+maxMultipartOverhead)
 	mr := multipart.NewReader(body, params["boundary"])
 	up := &upload{}
+	unknownBudget := int64(maxUnknownFields)
 	defer func() {
 		if err != nil {
 			up.close()
@@ -50,20 +54,19 @@ func readUpload(w http.ResponseWriter, r *http.Request) (_ *upload, err error) {
 			break
 		}
 		if err != nil {
-			return nil, bodyError(err)
+			return nil, bodyError(err, false)
 		}
 		switch part.FormName() {
 		case "file":
 			if up.audio != nil {
-				part.Close()
-				continue // first file wins; extra file parts are ignored
+				return nil, multipleAudioSources()
 			}
 			spooled, err := jobs.SpoolAudio(part)
 			if callscribe.IsCode(err, callscribe.CodeFileTooLarge) {
 				return nil, err
 			}
 			if err != nil {
-				return nil, bodyError(err)
+				return nil, bodyError(err, true)
 			}
 			up.audio = spooled
 			up.filename = cleanFilename(part.FileName())
@@ -105,17 +108,32 @@ func readUpload(w http.ResponseWriter, r *http.Request) (_ *upload, err error) {
 			}
 			up.uploadID = strings.TrimSpace(v)
 		default:
-			// Unknown fields are drained (bounded by the body limit) and ignored.
-			if _, err := io.Copy(io.Discard, part); err != nil {
-				return nil, bodyError(err)
+			// Unknown fields are drained and ignored, up to maxUnknownFields
+			// bytes in all: more is REQUEST_TOO_LARGE, whether or not the
+			// body limit would have been reached.
+			n, err := io.Copy(io.Discard, io.LimitReader(part, unknownBudget+1))
+			if err != nil {
+				return nil, bodyError(err, false)
+			}
+			if unknownBudget -= n; unknownBudget < 0 {
+				return nil, callscribe.Errorf(callscribe.CodeRequestTooLarge, "The form's unknown fields are larger than %d bytes in all.", maxUnknownFields)
 			}
 		}
 		part.Close()
+	}
+	if up.audio != nil && up.uploadID != "" {
+		return nil, multipleAudioSources()
 	}
 	if up.audio == nil {
 		up.filename = cleanFilename(up.filenameField)
 	}
 	return up, nil
+}
+
+// multipleAudioSources refuses an upload naming its audio twice: which one
+// the caller meant is a guess the service does not make.
+func multipleAudioSources() error {
+	return callscribe.Errorf(callscribe.CodeMultipleAudioSources, "Send the audio once: one `file` part, or `upload_id` without `file`.")
 }
 
 // close removes the spooled file, if any.
@@ -130,12 +148,12 @@ func (up *upload) close() {
 func readField(part *multipart.Part, limit int64) (string, error) {
 	data, err := io.ReadAll(io.LimitReader(part, limit+1))
 	if err != nil {
-		return "", bodyError(err)
+		return "", bodyError(err, false)
 	}
 	if int64(len(data)) > limit {
 		// Drain so the next part can be read.
 		if _, err := io.Copy(io.Discard, part); err != nil {
-			return "", bodyError(err)
+			return "", bodyError(err, false)
 		}
 		return string(data), callscribe.Errorf(callscribe.CodeRequestTooLarge, "The %s field is longer than %d bytes.", part.FormName(), limit)
 	}
@@ -145,10 +163,17 @@ func readField(part *multipart.Part, limit int64) (string, error) {
 	return string(data), nil
 }
 
-func bodyError(err error) error {
+// bodyError maps a failed read of the multipart body. Past the body's limit
+// it is FILE_TOO_LARGE while the file part was being read, and
+// REQUEST_TOO_LARGE otherwise: the file was within its limit (or absent) and
+// the rest of the form is what outgrew its allowance.
+func bodyError(err error, readingFile bool) error {
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
-		return callscribe.Errorf(callscribe.CodeFileTooLarge, "The request is larger than the 10 MB (%d bytes) file limit.", jobs.MaxAudioBytes)
+		if readingFile {
+			return callscribe.Errorf(callscribe.CodeFileTooLarge, "The request is larger than the 10 MB (%d bytes) file limit.", jobs.MaxAudioBytes)
+		}
+		return callscribe.Errorf(callscribe.CodeRequestTooLarge, "The form's fields other than the file are larger than %d bytes.", maxMultipartOverhead)
 	}
 	return callscribe.Errorf(callscribe.CodeInvalidRequest, "The multipart body is malformed or was cut short.")
 }

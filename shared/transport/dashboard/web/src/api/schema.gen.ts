@@ -559,16 +559,17 @@ export interface components {
          * @description Every error code of the API. The status of each is fixed: 400
          *     AUDIO_FILE_MISSING, AUDIO_DURATION_UNKNOWN, INVALID_METADATA_JSON,
          *     INVALID_PAGINATION, INVALID_FILTER, MISSING_JOB_ID, INVALID_JSON_BODY,
-         *     MISSING_TRANSCRIPT_SOURCE, MULTIPLE_TRANSCRIPT_SOURCES, NOT_A_TRANSCRIPTION,
-         *     INVALID_SIGNUP, INVALID_CALLBACK, INVALID_REQUEST, UPLOAD_NOT_FOUND,
+         *     MISSING_TRANSCRIPT_SOURCE, MULTIPLE_TRANSCRIPT_SOURCES, MULTIPLE_AUDIO_SOURCES,
+         *     NOT_A_TRANSCRIPTION, INVALID_SIGNUP, INVALID_CALLBACK, INVALID_REQUEST, UPLOAD_NOT_FOUND,
          *     INVALID_FORMAT, INVALID_KEYTERMS; 401 UNAUTHORIZED; 403 FORBIDDEN; 404 JOB_NOT_FOUND,
          *     NOT_FOUND; 405 METHOD_NOT_ALLOWED; 409 TRANSCRIPTION_NOT_READY, EMAIL_TAKEN;
          *     413 FILE_TOO_LARGE, REQUEST_TOO_LARGE; 415 UNSUPPORTED_AUDIO_FORMAT; 422
-         *     TRANSCRIPT_EMPTY; 429 QUOTA_EXCEEDED, RATE_LIMITED; 500 INTERNAL_ERROR; 502
+         *     TRANSCRIPT_EMPTY; 429 QUOTA_EXCEEDED, RATE_LIMITED; 431
+         *     REQUEST_HEADERS_TOO_LARGE; 500 INTERNAL_ERROR; 502
          *     PROVIDER_SUBMIT_FAILED.
          * @enum {string}
          */
-        ErrorCode: "AUDIO_FILE_MISSING" | "AUDIO_DURATION_UNKNOWN" | "INVALID_METADATA_JSON" | "INVALID_PAGINATION" | "INVALID_FILTER" | "MISSING_JOB_ID" | "INVALID_JSON_BODY" | "MISSING_TRANSCRIPT_SOURCE" | "MULTIPLE_TRANSCRIPT_SOURCES" | "NOT_A_TRANSCRIPTION" | "INVALID_SIGNUP" | "INVALID_CALLBACK" | "INVALID_REQUEST" | "UPLOAD_NOT_FOUND" | "INVALID_FORMAT" | "INVALID_KEYTERMS" | "UNAUTHORIZED" | "FORBIDDEN" | "JOB_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "TRANSCRIPTION_NOT_READY" | "EMAIL_TAKEN" | "FILE_TOO_LARGE" | "REQUEST_TOO_LARGE" | "UNSUPPORTED_AUDIO_FORMAT" | "TRANSCRIPT_EMPTY" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PROVIDER_SUBMIT_FAILED";
+        ErrorCode: "AUDIO_FILE_MISSING" | "AUDIO_DURATION_UNKNOWN" | "INVALID_METADATA_JSON" | "INVALID_PAGINATION" | "INVALID_FILTER" | "MISSING_JOB_ID" | "INVALID_JSON_BODY" | "MISSING_TRANSCRIPT_SOURCE" | "MULTIPLE_TRANSCRIPT_SOURCES" | "MULTIPLE_AUDIO_SOURCES" | "NOT_A_TRANSCRIPTION" | "INVALID_SIGNUP" | "INVALID_CALLBACK" | "INVALID_REQUEST" | "UPLOAD_NOT_FOUND" | "INVALID_FORMAT" | "INVALID_KEYTERMS" | "UNAUTHORIZED" | "FORBIDDEN" | "JOB_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "TRANSCRIPTION_NOT_READY" | "EMAIL_TAKEN" | "FILE_TOO_LARGE" | "REQUEST_TOO_LARGE" | "UNSUPPORTED_AUDIO_FORMAT" | "TRANSCRIPT_EMPTY" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "REQUEST_HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "PROVIDER_SUBMIT_FAILED";
         /** @description The body of every error response. */
         Error: {
             error: {
@@ -1007,7 +1008,8 @@ export interface components {
          *     AUDIO_DURATION_UNKNOWN, INVALID_METADATA_JSON, INVALID_KEYTERMS (keyterms
          *     not an array of strings or breaking one of its rules), INVALID_REQUEST
          *     (malformed multipart, a field not UTF-8, a malformed language),
-         *     UPLOAD_NOT_FOUND (no finished upload of the caller with that upload_id).
+         *     UPLOAD_NOT_FOUND (no finished upload of the caller with that upload_id),
+         *     MULTIPLE_AUDIO_SOURCES (two `file` parts, or `file` and `upload_id`).
          */
         CreateBadRequest: {
             headers: {
@@ -1018,12 +1020,12 @@ export interface components {
                 "application/json": components["schemas"]["Error"] & {
                     error?: {
                         /** @enum {unknown} */
-                        code?: "AUDIO_FILE_MISSING" | "AUDIO_DURATION_UNKNOWN" | "INVALID_METADATA_JSON" | "INVALID_KEYTERMS" | "INVALID_REQUEST" | "UPLOAD_NOT_FOUND";
+                        code?: "AUDIO_FILE_MISSING" | "AUDIO_DURATION_UNKNOWN" | "INVALID_METADATA_JSON" | "INVALID_KEYTERMS" | "INVALID_REQUEST" | "UPLOAD_NOT_FOUND" | "MULTIPLE_AUDIO_SOURCES";
                     };
                 };
             };
         };
-        /** @description FILE_TOO_LARGE (file or request over 10 MB), REQUEST_TOO_LARGE (a text field over its limit). */
+        /** @description FILE_TOO_LARGE (the file part over 10 MB), REQUEST_TOO_LARGE (a text field over its limit, or the form's other parts past their 1 MiB allowance). */
         CreateTooLarge: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -1367,7 +1369,7 @@ export interface components {
          *     An empty value counts as absent.
          */
         Limit: string;
-        /** @description The previous page's `next_cursor`, unchanged. Opaque; a malformed one is 400 INVALID_PAGINATION. */
+        /** @description The previous page's `next_cursor`, unchanged. Opaque, at most 512 characters; a malformed or longer one is 400 INVALID_PAGINATION. */
         Cursor: string;
         /** @description One of queued, processing, succeeded, failed; anything else is 400 INVALID_FILTER. An empty value counts as absent. */
         StatusFilter: "" | "queued" | "processing" | "succeeded" | "failed";
@@ -1404,7 +1406,13 @@ export interface components {
                     upload_id?: string;
                     /** @description Language hint, BCP-47 / ISO 639 (e.g. `en`, `en-US`); otherwise 400 INVALID_REQUEST. */
                     language?: string;
-                    /** @description A JSON-encoded object, echoed back as `metadata` on the job; otherwise 400 INVALID_METADATA_JSON. */
+                    /**
+                     * @description A JSON-encoded object, echoed back as `metadata` on the job: at
+                     *     most 65536 bytes, objects and arrays nested at most 32 levels
+                     *     deep (the object itself is level 1), at most 512 keys in all
+                     *     (nested objects' keys included). Otherwise 400
+                     *     INVALID_METADATA_JSON, whose message names the bound.
+                     */
                     metadata?: string;
                     /**
                      * @description The job's vocabulary: a JSON-encoded array of strings, words or
@@ -1525,7 +1533,7 @@ export interface operations {
                  *     An empty value counts as absent.
                  */
                 limit?: components["parameters"]["Limit"];
-                /** @description The previous page's `next_cursor`, unchanged. Opaque; a malformed one is 400 INVALID_PAGINATION. */
+                /** @description The previous page's `next_cursor`, unchanged. Opaque, at most 512 characters; a malformed or longer one is 400 INVALID_PAGINATION. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description One of queued, processing, succeeded, failed; anything else is 400 INVALID_FILTER. An empty value counts as absent. */
                 status?: components["parameters"]["StatusFilter"];
@@ -2059,7 +2067,7 @@ export interface operations {
                  *     An empty value counts as absent.
                  */
                 limit?: components["parameters"]["Limit"];
-                /** @description The previous page's `next_cursor`, unchanged. Opaque; a malformed one is 400 INVALID_PAGINATION. */
+                /** @description The previous page's `next_cursor`, unchanged. Opaque, at most 512 characters; a malformed or longer one is 400 INVALID_PAGINATION. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description One of queued, processing, succeeded, failed; anything else is 400 INVALID_FILTER. An empty value counts as absent. */
                 status?: components["parameters"]["StatusFilter"];
