@@ -174,8 +174,11 @@ type JobSummary struct {
 	ID               Uuid      `json:"job_id"`
 	Language         *string   `json:"language"`
 	OriginalFilename *string   `json:"original_filename"`
-	Status           string    `json:"status"`
-	Type             string    `json:"type"`
+
+	// SourceJobID Summary and tags jobs only, as on the job read; omitted on transcriptions and on derived jobs made from plain text.
+	SourceJobID Uuid   `json:"source_job_id,omitempty"`
+	Status      string `json:"status"`
+	Type        string `json:"type"`
 
 	// UpdatedAt ISO 8601, UTC, millisecond precision (e.g. 2026-11-24T18:00:00.000Z).
 	UpdatedAt Timestamp `json:"updated_at"`

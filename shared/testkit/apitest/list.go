@@ -216,6 +216,20 @@ func (s *suite) testList(t *testing.T) {
 	if r := a.List(t, url.Values{"source_job_id": {u1}}); len(listItems(t, r)) != 2 || r.Body["next_cursor"] != nil {
 		t.Errorf("%s: want both derived jobs of %s on one page and next_cursor null", r, u1)
 	}
+	// Each entry names its source as the job read does: on derived jobs made
+	// from a transcription, never on transcriptions.
+	for _, e := range listItems(t, a.List(t, url.Values{"limit": {"100"}})) {
+		id, _ := e["job_id"].(string)
+		src, has := e["source_job_id"]
+		switch {
+		case id == s2 || id == t1:
+			if src != u1 {
+				t.Errorf("list entry %s: source_job_id %v, want %s", id, src, u1)
+			}
+		case e["type"] == "transcription" && has:
+			t.Errorf("list entry %s: a transcription with source_job_id %v", id, src)
+		}
+	}
 
 	// Another account's jobs are invisible, also by job_id and source_job_id.
 	if items := listItems(t, b.List(t, url.Values{"job_id": {u1}})); len(items) != 0 {

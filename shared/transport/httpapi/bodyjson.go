@@ -107,6 +107,10 @@ func (b *jobListPage) appendJSON(dst []byte) ([]byte, error) {
 
 func (j *jobSummaryResource) appendJSON(dst []byte) []byte {
 	dst = appendJobHead(dst, j.JobID, j.Type, j.Status)
+	if j.SourceJobID != "" {
+		dst = append(dst, `,"source_job_id":`...)
+		dst = appendJSONString(dst, j.SourceJobID)
+	}
 	dst = append(dst, `,"original_filename":`...)
 	dst = appendOptionalString(dst, j.OriginalFilename)
 	dst = append(dst, `,"language":`...)

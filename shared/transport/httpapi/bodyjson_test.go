@@ -59,7 +59,7 @@ func TestBodyAppendersMatchEncodingJSON(t *testing.T) {
 		}
 		page := &jobListPage{Transcriptions: []jobSummaryResource{
 			{JobID: s, Type: callscribe.TypeTranscription, Status: callscribe.StatusSucceeded, OriginalFilename: &s, Language: &s, AudioSeconds: 61.25, CreatedAt: apiTime(when), UpdatedAt: apiTime(when.Add(time.Hour))},
-			{JobID: "b", Type: callscribe.TypeSummary, Status: callscribe.StatusQueued},
+			{JobID: "b", Type: callscribe.TypeSummary, Status: callscribe.StatusQueued, SourceJobID: s},
 		}, NextCursor: &s, RequestID: s}
 		if got, want := appended(t, page), referenceJSON(t, page); !bytes.Equal(got, want) {
 			t.Errorf("page %q:\n got %s\nwant %s", s, got, want)

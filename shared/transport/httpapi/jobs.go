@@ -249,6 +249,7 @@ type jobSummaryResource struct {
 	JobID            string               `json:"job_id"`
 	Type             callscribe.JobType   `json:"type"`
 	Status           callscribe.JobStatus `json:"status"`
+	SourceJobID      string               `json:"source_job_id,omitempty"`
 	OriginalFilename *string              `json:"original_filename"`
 	Language         *string              `json:"language"`
 	AudioSeconds     float64              `json:"audio_seconds"`
@@ -261,6 +262,7 @@ func jobSummary(j *callscribe.Job) jobSummaryResource {
 		JobID:            j.ID,
 		Type:             j.Type.OrDefault(),
 		Status:           j.Status,
+		SourceJobID:      j.SourceJobID,
 		OriginalFilename: j.OriginalFilename,
 		AudioSeconds:     j.AudioSeconds,
 		CreatedAt:        apiTime(j.CreatedAt),

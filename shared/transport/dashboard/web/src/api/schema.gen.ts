@@ -736,6 +736,8 @@ export interface components {
             job_id: components["schemas"]["Uuid"];
             type: components["schemas"]["JobType"];
             status: components["schemas"]["JobStatus"];
+            /** @description Summary and tags jobs only, as on the job read; omitted on transcriptions and on derived jobs made from plain text. */
+            source_job_id?: components["schemas"]["Uuid"];
             original_filename: string | null;
             language: string | null;
             /**

@@ -1,6 +1,6 @@
 import * as api from "../api/client";
 import type { JobSummary } from "../api/types";
-import { errorOf, sourceOf } from "../api/types";
+import { errorOf } from "../api/types";
 import { statusBadge } from "../components/badge";
 import { errorBox, statusRegion } from "../components/errorBox";
 import { shell } from "../components/shell";
@@ -17,15 +17,10 @@ const columns = ["Call", "Type", "Status", "Language", "Length", "Created"];
 
 /** Where a derived job's row names its source call: "from <file name>", linking to the call; calls not listed (yet) by their id. */
 function sourceLink(cell: HTMLElement, j: JobSummary, names: Map<string, string>): void {
-  api.getJob(j.job_id).then(
-    (full) => {
-      const source = sourceOf(full);
-      if (!source) return;
-      const name = names.get(source) ?? "call " + source.slice(0, 8);
-      append(cell, el("div", { class: "source small" }, el("a", { href: "#/calls/" + source }, "from " + name)));
-    },
-    () => {},
-  );
+  const source = j.source_job_id;
+  if (!source) return;
+  const name = names.get(source) ?? "call " + source.slice(0, 8);
+  append(cell, el("div", { class: "source small" }, el("a", { href: "#/calls/" + source }, "from " + name)));
 }
 
 /** A job's row; a job still running updates its status cell until it finishes. names maps the listed calls' ids to their file names. */

@@ -1,6 +1,6 @@
 import * as api from "../api/client";
 import type { Job, JobSummary } from "../api/types";
-import { errorOf, metadataOf, sourceOf, transcriptOf } from "../api/types";
+import { errorOf, metadataOf, transcriptOf } from "../api/types";
 import { statusBadge } from "../components/badge";
 import { derivedView } from "../components/derivedView";
 import { alertText, errorBox, statusRegion } from "../components/errorBox";
@@ -30,20 +30,18 @@ function showDerived(panel: HTMLElement, id: string, known?: Job): void {
 
 /**
  * The summaries and tags made from a call, wherever they were made (the API,
- * the CLI, another browser): listed by the service, newest first, a few pages
- * at most. Only jobs whose own record names the call as their source are
- * shown. shown holds the ids already on screen (made in this browser).
+ * the CLI, another browser): the service lists them by source_job_id, newest
+ * first, a few pages at most. shown holds the ids already on screen (made in
+ * this browser); each job is read when its view is drawn.
  */
 async function loadDerivedFromService(panel: HTMLElement, callId: string, shown: Set<string>): Promise<void> {
   let cursor: string | null = null;
   for (let requests = 0; requests < 3; requests++) {
     const page = await api.listJobsFrom(callId, cursor, listPageSize(currentLimits()));
     for (const entry of page.transcriptions) {
-      if (entry.type === "transcription" || shown.has(entry.job_id)) continue;
-      const j = await api.getJob(entry.job_id).catch(() => null);
-      if (!j || sourceOf(j) !== callId || shown.has(j.job_id)) continue;
-      shown.add(j.job_id);
-      showDerived(panel, j.job_id, j);
+      if (entry.source_job_id !== callId || shown.has(entry.job_id)) continue;
+      shown.add(entry.job_id);
+      showDerived(panel, entry.job_id);
     }
     cursor = page.next_cursor;
     if (!cursor) return;
