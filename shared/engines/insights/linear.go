@@ -161,11 +161,14 @@ func (c *CategoryModel) Probs(x map[string]float64) []float64 {
 			}
 		}
 	}
-	softmax(z)
+	Softmax(z)
 	return z
 }
 
-func softmax(z []float64) {
+// Softmax turns scores into probabilities in place (the largest score is
+// subtracted first, so no exponent overflows). The trainer calls it too, so a
+// fitted model's probabilities are the ones the service computes.
+func Softmax(z []float64) {
 	m := math.Inf(-1)
 	for _, v := range z {
 		m = max(m, v)

@@ -93,7 +93,7 @@ func trainCat(cfg insights.LinearConfig, classes []string, docs []map[string]flo
 					z[k] += float64(x.val[t] * y[j*K+k])
 				}
 			}
-			softmax(z)
+			insights.Softmax(z)
 			z[labels[i]] -= 1
 			for t, j := range x.idx {
 				for k := 0; k < K; k++ {
@@ -169,23 +169,6 @@ func classesOf(cat string) []string {
 		out = append(out, v.Value)
 	}
 	return out
-}
-
-// softmax turns scores into probabilities in place, as
-// insights.CategoryModel.Probs does.
-func softmax(z []float64) {
-	m := math.Inf(-1)
-	for _, v := range z {
-		m = max(m, v)
-	}
-	s := 0.0
-	for i, v := range z {
-		z[i] = math.Exp(v - m)
-		s += z[i]
-	}
-	for i := range z {
-		z[i] /= s
-	}
 }
 
 // modelMinWords is the shortest call whose call_reason the model decides
