@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
 	transcribesdk "github.com/aws/aws-sdk-go-v2/service/transcribe"
 	"github.com/aws/aws-sdk-go-v2/service/transcribe/types"
@@ -29,6 +28,7 @@ import (
 	"github.com/callscribe/callscribe/shared/audio/decode"
 	"github.com/callscribe/callscribe/shared/callscribe"
 	"github.com/callscribe/callscribe/shared/engines/awstranscribe"
+	"github.com/callscribe/callscribe/shared/testkit/awstest"
 	"github.com/callscribe/callscribe/shared/testkit/testengine"
 )
 
@@ -46,17 +46,13 @@ type env struct {
 	client *transcribesdk.Client
 }
 
+// awsConfig is the local servers' SDK config without retries, so a test sees
+// each answer as the server gave it.
 func awsConfig(t *testing.T, endpoint string) aws.Config {
-	// AWS_CA_BUNDLE (set on these machines) must not reach anything that loads
-	// shared config; the config is built by hand for the same reason.
 	t.Setenv("AWS_CA_BUNDLE", "")
-	return aws.Config{
-		Region:           region,
-		Credentials:      credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", ""),
-		BaseEndpoint:     aws.String(endpoint),
-		HTTPClient:       &http.Client{Timeout: 10 * time.Second},
-		RetryMaxAttempts: 1,
-	}
+	cfg := awstest.Config(endpoint)
+	cfg.RetryMaxAttempts = 1
+	return cfg
 }
 
 func newEnv(t *testing.T, engine callscribe.Transcriber, workers int) *env {
