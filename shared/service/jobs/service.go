@@ -29,6 +29,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -88,6 +89,8 @@ type Service struct {
 	cfg    Config
 	keys   *keyCache
 	signIn *signInGuard
+
+	passwordChecks atomic.Int64 // sign-in password-hash checks (checkPassword)
 }
 
 // New builds the service. Logger, Now and NewID default to slog's default
