@@ -78,9 +78,12 @@ type Deps struct {
 	Queue      callscribe.Queue
 	Uploads    callscribe.UploadSigner
 	AudioLinks callscribe.AudioLinker
-	Logger     *slog.Logger
-	Now        func() time.Time
-	NewID      func() string
+	// Idempotency keeps the answers of creates sent with an Idempotency-Key
+	// (idempotency.go); nil where the header is ignored.
+	Idempotency callscribe.IdempotencyStore
+	Logger      *slog.Logger
+	Now         func() time.Time
+	NewID       func() string
 }
 
 // Service is the use-case layer; see the package doc.
