@@ -561,14 +561,15 @@ export interface components {
          *     INVALID_PAGINATION, INVALID_FILTER, MISSING_JOB_ID, INVALID_JSON_BODY,
          *     MISSING_TRANSCRIPT_SOURCE, MULTIPLE_TRANSCRIPT_SOURCES, NOT_A_TRANSCRIPTION,
          *     INVALID_SIGNUP, INVALID_CALLBACK, INVALID_REQUEST, UPLOAD_NOT_FOUND,
-         *     INVALID_FORMAT, INVALID_KEYTERMS; 401 UNAUTHORIZED; 403 FORBIDDEN; 404 JOB_NOT_FOUND,
-         *     NOT_FOUND; 405 METHOD_NOT_ALLOWED; 409 TRANSCRIPTION_NOT_READY, EMAIL_TAKEN;
+         *     INVALID_FORMAT, INVALID_KEYTERMS, INVALID_IDEMPOTENCY_KEY; 401 UNAUTHORIZED; 403 FORBIDDEN; 404 JOB_NOT_FOUND,
+         *     NOT_FOUND; 405 METHOD_NOT_ALLOWED; 409 TRANSCRIPTION_NOT_READY, EMAIL_TAKEN,
+         *     IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE;
          *     413 FILE_TOO_LARGE, REQUEST_TOO_LARGE; 415 UNSUPPORTED_AUDIO_FORMAT; 422
          *     TRANSCRIPT_EMPTY; 429 QUOTA_EXCEEDED, RATE_LIMITED; 500 INTERNAL_ERROR; 502
          *     PROVIDER_SUBMIT_FAILED.
          * @enum {string}
          */
-        ErrorCode: "AUDIO_FILE_MISSING" | "AUDIO_DURATION_UNKNOWN" | "INVALID_METADATA_JSON" | "INVALID_PAGINATION" | "INVALID_FILTER" | "MISSING_JOB_ID" | "INVALID_JSON_BODY" | "MISSING_TRANSCRIPT_SOURCE" | "MULTIPLE_TRANSCRIPT_SOURCES" | "NOT_A_TRANSCRIPTION" | "INVALID_SIGNUP" | "INVALID_CALLBACK" | "INVALID_REQUEST" | "UPLOAD_NOT_FOUND" | "INVALID_FORMAT" | "INVALID_KEYTERMS" | "UNAUTHORIZED" | "FORBIDDEN" | "JOB_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "TRANSCRIPTION_NOT_READY" | "EMAIL_TAKEN" | "FILE_TOO_LARGE" | "REQUEST_TOO_LARGE" | "UNSUPPORTED_AUDIO_FORMAT" | "TRANSCRIPT_EMPTY" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PROVIDER_SUBMIT_FAILED";
+        ErrorCode: "AUDIO_FILE_MISSING" | "AUDIO_DURATION_UNKNOWN" | "INVALID_METADATA_JSON" | "INVALID_PAGINATION" | "INVALID_FILTER" | "MISSING_JOB_ID" | "INVALID_JSON_BODY" | "MISSING_TRANSCRIPT_SOURCE" | "MULTIPLE_TRANSCRIPT_SOURCES" | "NOT_A_TRANSCRIPTION" | "INVALID_SIGNUP" | "INVALID_CALLBACK" | "INVALID_REQUEST" | "UPLOAD_NOT_FOUND" | "INVALID_FORMAT" | "INVALID_KEYTERMS" | "INVALID_IDEMPOTENCY_KEY" | "UNAUTHORIZED" | "FORBIDDEN" | "JOB_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "TRANSCRIPTION_NOT_READY" | "EMAIL_TAKEN" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "FILE_TOO_LARGE" | "REQUEST_TOO_LARGE" | "UNSUPPORTED_AUDIO_FORMAT" | "TRANSCRIPT_EMPTY" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PROVIDER_SUBMIT_FAILED";
         /** @description The body of every error response. */
         Error: {
             error: {
@@ -1007,7 +1008,8 @@ export interface components {
          *     AUDIO_DURATION_UNKNOWN, INVALID_METADATA_JSON, INVALID_KEYTERMS (keyterms
          *     not an array of strings or breaking one of its rules), INVALID_REQUEST
          *     (malformed multipart, a field not UTF-8, a malformed language),
-         *     UPLOAD_NOT_FOUND (no finished upload of the caller with that upload_id).
+         *     UPLOAD_NOT_FOUND (no finished upload of the caller with that upload_id),
+         *     INVALID_IDEMPOTENCY_KEY.
          */
         CreateBadRequest: {
             headers: {
@@ -1018,7 +1020,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"] & {
                     error?: {
                         /** @enum {unknown} */
-                        code?: "AUDIO_FILE_MISSING" | "AUDIO_DURATION_UNKNOWN" | "INVALID_METADATA_JSON" | "INVALID_KEYTERMS" | "INVALID_REQUEST" | "UPLOAD_NOT_FOUND";
+                        code?: "AUDIO_FILE_MISSING" | "AUDIO_DURATION_UNKNOWN" | "INVALID_METADATA_JSON" | "INVALID_KEYTERMS" | "INVALID_REQUEST" | "UPLOAD_NOT_FOUND" | "INVALID_IDEMPOTENCY_KEY";
                     };
                 };
             };
@@ -1141,6 +1143,59 @@ export interface components {
                 };
             };
         };
+        /**
+         * @description IDEMPOTENCY_KEY_REUSED (the key was used in the last 24 hours for a
+         *     different request), IDEMPOTENCY_KEY_IN_USE (a request with the key is
+         *     still being handled; retry after Retry-After seconds).
+         */
+        IdempotencyConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                /** @description Seconds to wait (IDEMPOTENCY_KEY_IN_USE). */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
+        };
+        /** @description TRANSCRIPTION_NOT_READY (the source has not succeeded, yet or ever), or an IdempotencyConflict code. */
+        DeriveConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                /** @description Seconds to wait (IDEMPOTENCY_KEY_IN_USE). */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "TRANSCRIPTION_NOT_READY" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
+        };
+        /** @description INVALID_IDEMPOTENCY_KEY (not 1 to 255 printable ASCII characters). */
+        InvalidIdempotencyKey: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "INVALID_IDEMPOTENCY_KEY";
+                    };
+                };
+            };
+        };
         /** @description The transcription has not succeeded (yet, or ever); retry once it has. */
         TranscriptionNotReady: {
             headers: {
@@ -1156,7 +1211,7 @@ export interface components {
                 };
             };
         };
-        /** @description INVALID_JSON_BODY, MISSING_TRANSCRIPT_SOURCE, MULTIPLE_TRANSCRIPT_SOURCES, NOT_A_TRANSCRIPTION. */
+        /** @description INVALID_JSON_BODY, MISSING_TRANSCRIPT_SOURCE, MULTIPLE_TRANSCRIPT_SOURCES, NOT_A_TRANSCRIPTION, INVALID_IDEMPOTENCY_KEY. */
         SummarizeBadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -1166,7 +1221,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"] & {
                     error?: {
                         /** @enum {unknown} */
-                        code?: "INVALID_JSON_BODY" | "MISSING_TRANSCRIPT_SOURCE" | "MULTIPLE_TRANSCRIPT_SOURCES" | "NOT_A_TRANSCRIPTION";
+                        code?: "INVALID_JSON_BODY" | "MISSING_TRANSCRIPT_SOURCE" | "MULTIPLE_TRANSCRIPT_SOURCES" | "NOT_A_TRANSCRIPTION" | "INVALID_IDEMPOTENCY_KEY";
                     };
                 };
             };
@@ -1181,7 +1236,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"] & {
                     error?: {
                         /** @enum {unknown} */
-                        code?: "INVALID_JSON_BODY" | "MISSING_TRANSCRIPT_SOURCE" | "MULTIPLE_TRANSCRIPT_SOURCES" | "NOT_A_TRANSCRIPTION" | "INVALID_CALLBACK";
+                        code?: "INVALID_JSON_BODY" | "MISSING_TRANSCRIPT_SOURCE" | "MULTIPLE_TRANSCRIPT_SOURCES" | "NOT_A_TRANSCRIPTION" | "INVALID_CALLBACK" | "INVALID_IDEMPOTENCY_KEY";
                     };
                 };
             };
@@ -1359,6 +1414,18 @@ export interface components {
          *     route but GET /healthz and GET /openapi.json requires it (401 without).
          */
         GatewayKey: string;
+        /**
+         * @description Makes the create safe to retry: 1 to 255 printable ASCII characters, chosen
+         *     by the client per logical request (a random UUID does). For 24 hours, per
+         *     account, the same key with the same request (method, path and content: for
+         *     multipart, the file's SHA-256 and the other fields) gets the first answer
+         *     again, status and body, with `Idempotent-Replayed: true`, instead of a second
+         *     job. The same key with a different request is 409 IDEMPOTENCY_KEY_REUSED; while
+         *     the first request is still being handled, 409 IDEMPOTENCY_KEY_IN_USE. Only
+         *     2xx and 4xx answers other than 429 are kept: after a 5xx or a 429 the retry
+         *     runs again.
+         */
+        IdempotencyKey: string;
         /** @description The job's UUID. A value that is not a UUID is 404 JOB_NOT_FOUND. */
         JobId: string;
         /**
@@ -1567,6 +1634,18 @@ export interface operations {
                  *     route but GET /healthz and GET /openapi.json requires it (401 without).
                  */
                 apikey?: components["parameters"]["GatewayKey"];
+                /**
+                 * @description Makes the create safe to retry: 1 to 255 printable ASCII characters, chosen
+                 *     by the client per logical request (a random UUID does). For 24 hours, per
+                 *     account, the same key with the same request (method, path and content: for
+                 *     multipart, the file's SHA-256 and the other fields) gets the first answer
+                 *     again, status and body, with `Idempotent-Replayed: true`, instead of a second
+                 *     job. The same key with a different request is 409 IDEMPOTENCY_KEY_REUSED; while
+                 *     the first request is still being handled, 409 IDEMPOTENCY_KEY_IN_USE. Only
+                 *     2xx and 4xx answers other than 429 are kept: after a 5xx or a 429 the retry
+                 *     runs again.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -1576,6 +1655,7 @@ export interface operations {
             202: components["responses"]["TranscriptionAccepted"];
             400: components["responses"]["CreateBadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["CreateTooLarge"];
             415: components["responses"]["UnsupportedAudioFormat"];
             429: components["responses"]["CreateTooManyRequests"];
@@ -1622,6 +1702,18 @@ export interface operations {
                  *     route but GET /healthz and GET /openapi.json requires it (401 without).
                  */
                 apikey?: components["parameters"]["GatewayKey"];
+                /**
+                 * @description Makes the create safe to retry: 1 to 255 printable ASCII characters, chosen
+                 *     by the client per logical request (a random UUID does). For 24 hours, per
+                 *     account, the same key with the same request (method, path and content: for
+                 *     multipart, the file's SHA-256 and the other fields) gets the first answer
+                 *     again, status and body, with `Idempotent-Replayed: true`, instead of a second
+                 *     job. The same key with a different request is 409 IDEMPOTENCY_KEY_REUSED; while
+                 *     the first request is still being handled, 409 IDEMPOTENCY_KEY_IN_USE. Only
+                 *     2xx and 4xx answers other than 429 are kept: after a 5xx or a 429 the retry
+                 *     runs again.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -1629,8 +1721,10 @@ export interface operations {
         requestBody?: never;
         responses: {
             201: components["responses"]["UploadCreated"];
+            400: components["responses"]["InvalidIdempotencyKey"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["UploadsUnavailable"];
+            409: components["responses"]["IdempotencyConflict"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -1761,6 +1855,18 @@ export interface operations {
                  *     route but GET /healthz and GET /openapi.json requires it (401 without).
                  */
                 apikey?: components["parameters"]["GatewayKey"];
+                /**
+                 * @description Makes the create safe to retry: 1 to 255 printable ASCII characters, chosen
+                 *     by the client per logical request (a random UUID does). For 24 hours, per
+                 *     account, the same key with the same request (method, path and content: for
+                 *     multipart, the file's SHA-256 and the other fields) gets the first answer
+                 *     again, status and body, with `Idempotent-Replayed: true`, instead of a second
+                 *     job. The same key with a different request is 409 IDEMPOTENCY_KEY_REUSED; while
+                 *     the first request is still being handled, 409 IDEMPOTENCY_KEY_IN_USE. Only
+                 *     2xx and 4xx answers other than 429 are kept: after a 5xx or a 429 the retry
+                 *     runs again.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -1772,7 +1878,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["JobNotFound"];
-            409: components["responses"]["TranscriptionNotReady"];
+            409: components["responses"]["DeriveConflict"];
             413: components["responses"]["RequestTooLarge"];
             422: components["responses"]["TranscriptEmpty"];
             429: components["responses"]["RateLimited"];
@@ -1789,6 +1895,18 @@ export interface operations {
                  *     route but GET /healthz and GET /openapi.json requires it (401 without).
                  */
                 apikey?: components["parameters"]["GatewayKey"];
+                /**
+                 * @description Makes the create safe to retry: 1 to 255 printable ASCII characters, chosen
+                 *     by the client per logical request (a random UUID does). For 24 hours, per
+                 *     account, the same key with the same request (method, path and content: for
+                 *     multipart, the file's SHA-256 and the other fields) gets the first answer
+                 *     again, status and body, with `Idempotent-Replayed: true`, instead of a second
+                 *     job. The same key with a different request is 409 IDEMPOTENCY_KEY_REUSED; while
+                 *     the first request is still being handled, 409 IDEMPOTENCY_KEY_IN_USE. Only
+                 *     2xx and 4xx answers other than 429 are kept: after a 5xx or a 429 the retry
+                 *     runs again.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -1800,7 +1918,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["JobNotFound"];
-            409: components["responses"]["TranscriptionNotReady"];
+            409: components["responses"]["DeriveConflict"];
             413: components["responses"]["RequestTooLarge"];
             422: components["responses"]["TranscriptEmpty"];
             429: components["responses"]["RateLimited"];
@@ -2093,6 +2211,18 @@ export interface operations {
                  *     route but GET /healthz and GET /openapi.json requires it (401 without).
                  */
                 apikey?: components["parameters"]["GatewayKey"];
+                /**
+                 * @description Makes the create safe to retry: 1 to 255 printable ASCII characters, chosen
+                 *     by the client per logical request (a random UUID does). For 24 hours, per
+                 *     account, the same key with the same request (method, path and content: for
+                 *     multipart, the file's SHA-256 and the other fields) gets the first answer
+                 *     again, status and body, with `Idempotent-Replayed: true`, instead of a second
+                 *     job. The same key with a different request is 409 IDEMPOTENCY_KEY_REUSED; while
+                 *     the first request is still being handled, 409 IDEMPOTENCY_KEY_IN_USE. Only
+                 *     2xx and 4xx answers other than 429 are kept: after a 5xx or a 429 the retry
+                 *     runs again.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -2102,6 +2232,7 @@ export interface operations {
             202: components["responses"]["TranscriptionAccepted"];
             400: components["responses"]["CreateBadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["CreateTooLarge"];
             415: components["responses"]["UnsupportedAudioFormat"];
             429: components["responses"]["CreateTooManyRequests"];
@@ -2276,6 +2407,18 @@ export interface operations {
                  *     route but GET /healthz and GET /openapi.json requires it (401 without).
                  */
                 apikey?: components["parameters"]["GatewayKey"];
+                /**
+                 * @description Makes the create safe to retry: 1 to 255 printable ASCII characters, chosen
+                 *     by the client per logical request (a random UUID does). For 24 hours, per
+                 *     account, the same key with the same request (method, path and content: for
+                 *     multipart, the file's SHA-256 and the other fields) gets the first answer
+                 *     again, status and body, with `Idempotent-Replayed: true`, instead of a second
+                 *     job. The same key with a different request is 409 IDEMPOTENCY_KEY_REUSED; while
+                 *     the first request is still being handled, 409 IDEMPOTENCY_KEY_IN_USE. Only
+                 *     2xx and 4xx answers other than 429 are kept: after a 5xx or a 429 the retry
+                 *     runs again.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -2283,8 +2426,10 @@ export interface operations {
         requestBody?: never;
         responses: {
             201: components["responses"]["UploadCreated"];
+            400: components["responses"]["InvalidIdempotencyKey"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["UploadsUnavailable"];
+            409: components["responses"]["IdempotencyConflict"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -2298,6 +2443,18 @@ export interface operations {
                  *     route but GET /healthz and GET /openapi.json requires it (401 without).
                  */
                 apikey?: components["parameters"]["GatewayKey"];
+                /**
+                 * @description Makes the create safe to retry: 1 to 255 printable ASCII characters, chosen
+                 *     by the client per logical request (a random UUID does). For 24 hours, per
+                 *     account, the same key with the same request (method, path and content: for
+                 *     multipart, the file's SHA-256 and the other fields) gets the first answer
+                 *     again, status and body, with `Idempotent-Replayed: true`, instead of a second
+                 *     job. The same key with a different request is 409 IDEMPOTENCY_KEY_REUSED; while
+                 *     the first request is still being handled, 409 IDEMPOTENCY_KEY_IN_USE. Only
+                 *     2xx and 4xx answers other than 429 are kept: after a 5xx or a 429 the retry
+                 *     runs again.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -2309,7 +2466,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["JobNotFound"];
-            409: components["responses"]["TranscriptionNotReady"];
+            409: components["responses"]["DeriveConflict"];
             413: components["responses"]["RequestTooLarge"];
             422: components["responses"]["TranscriptEmpty"];
             429: components["responses"]["RateLimited"];
@@ -2326,6 +2483,18 @@ export interface operations {
                  *     route but GET /healthz and GET /openapi.json requires it (401 without).
                  */
                 apikey?: components["parameters"]["GatewayKey"];
+                /**
+                 * @description Makes the create safe to retry: 1 to 255 printable ASCII characters, chosen
+                 *     by the client per logical request (a random UUID does). For 24 hours, per
+                 *     account, the same key with the same request (method, path and content: for
+                 *     multipart, the file's SHA-256 and the other fields) gets the first answer
+                 *     again, status and body, with `Idempotent-Replayed: true`, instead of a second
+                 *     job. The same key with a different request is 409 IDEMPOTENCY_KEY_REUSED; while
+                 *     the first request is still being handled, 409 IDEMPOTENCY_KEY_IN_USE. Only
+                 *     2xx and 4xx answers other than 429 are kept: after a 5xx or a 429 the retry
+                 *     runs again.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -2337,7 +2506,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["JobNotFound"];
-            409: components["responses"]["TranscriptionNotReady"];
+            409: components["responses"]["DeriveConflict"];
             413: components["responses"]["RequestTooLarge"];
             422: components["responses"]["TranscriptEmpty"];
             429: components["responses"]["RateLimited"];
