@@ -11,7 +11,9 @@ import (
 // RunIdempotencyStoreTests runs the contract of callscribe.IdempotencyStore
 // against stores from newStore (an empty store per subtest).
 func RunIdempotencyStoreTests(t *testing.T, newStore func(t *testing.T) callscribe.IdempotencyStore) {
-	now := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	// The wall clock, not a fixed date: a store with its own expiry (DynamoDB's
+	// TTL) may delete a record whose expiry is already in the real past.
+	now := time.Now().UTC().Truncate(time.Millisecond)
 	record := func(account, key, fingerprint, token string, at time.Time) *callscribe.IdempotencyRecord {
 		return &callscribe.IdempotencyRecord{
 			AccountID: account, Key: key, Fingerprint: fingerprint, Token: token,
