@@ -271,18 +271,18 @@ type access map[string]string // resource -> "read" | "write" | "crud" | "send"
 // (shared/transport/httpapi handlers and shared/service/pipeline for its kinds). API-key routes
 // read the api-keys table and write last_used_at.
 var want = map[string]access{
-	"create":               {"JobsTable": "crud", "UsageTable": "crud", "APIKeysTable": "read+write", "AudioBucket": "crud", "TranscriptionQueue": "send"},
+	"create":               {"IdempotencyTable": "crud", "JobsTable": "crud", "UsageTable": "crud", "APIKeysTable": "read+write", "AudioBucket": "crud", "TranscriptionQueue": "send"},
 	"list":                 {"JobsTable": "read", "APIKeysTable": "read+write"},
 	"get":                  {"JobsTable": "read", "APIKeysTable": "read+write"},
 	"delete":               {"JobsTable": "crud", "APIKeysTable": "read+write", "AudioBucket": "crud"},
 	"usage":                {"UsageTable": "read"},
-	"summarize":            {"JobsTable": "crud", "APIKeysTable": "read+write", "DerivedQueue": "send"},
-	"tag":                  {"JobsTable": "crud", "APIKeysTable": "read+write", "DerivedQueue": "send"},
+	"summarize":            {"IdempotencyTable": "crud", "JobsTable": "crud", "APIKeysTable": "read+write", "DerivedQueue": "send"},
+	"tag":                  {"IdempotencyTable": "crud", "JobsTable": "crud", "APIKeysTable": "read+write", "DerivedQueue": "send"},
 	"taxonomy":             {"APIKeysTable": "read+write"},
-	"uploads":              {"APIKeysTable": "read+write", "AudioBucket": "write"},
+	"uploads":              {"IdempotencyTable": "crud", "APIKeysTable": "read+write", "AudioBucket": "write"},
 	"apikeys":              {"APIKeysTable": "crud"},
 	"web":                  {},
-	"dashboard":            {"JobsTable": "crud", "UsageTable": "crud", "AudioBucket": "crud", "TranscriptionQueue": "send", "DerivedQueue": "send"},
+	"dashboard":            {"IdempotencyTable": "crud", "JobsTable": "crud", "UsageTable": "crud", "AudioBucket": "crud", "TranscriptionQueue": "send", "DerivedQueue": "send"},
 	"fallback":             {"APIKeysTable": "read+write"},
 	"transcription-worker": {"JobsTable": "crud", "UsageTable": "crud", "AudioBucket": "read", "TranscriptionQueue": "send"},
 	"derived-worker":       {"JobsTable": "crud", "DerivedQueue": "send", "CallbackQueue": "send"},
@@ -291,7 +291,7 @@ var want = map[string]access{
 
 // envResource maps the resource environment variables to what they name.
 var envResource = map[string]string{
-	"JOBS_TABLE": "JobsTable", "USAGE_TABLE": "UsageTable", "API_KEYS_TABLE": "APIKeysTable", "ACCOUNTS_TABLE": "AccountsTable",
+	"JOBS_TABLE": "JobsTable", "USAGE_TABLE": "UsageTable", "API_KEYS_TABLE": "APIKeysTable", "ACCOUNTS_TABLE": "AccountsTable", "IDEMPOTENCY_TABLE": "IdempotencyTable",
 	"AUDIO_BUCKET": "AudioBucket", "TRANSCRIPTION_QUEUE_URL": "TranscriptionQueue", "DERIVED_QUEUE_URL": "DerivedQueue", "CALLBACK_QUEUE_URL": "CallbackQueue",
 }
 
@@ -401,7 +401,7 @@ func TestTemplatePoliciesAreLeastPrivilege(t *testing.T) {
 func TestTemplateTablesMatchCreateTables(t *testing.T) {
 	p := parseTemplate(t)
 	tables := p.tpl.GetAllDynamoDBTableResources()
-	names := dynamodb.TableNames{Jobs: "JobsTable", Usage: "UsageTable", Accounts: "AccountsTable", APIKeys: "APIKeysTable"}
+	names := dynamodb.TableNames{Jobs: "JobsTable", Usage: "UsageTable", Accounts: "AccountsTable", APIKeys: "APIKeysTable", Idempotency: "IdempotencyTable"}
 	for _, def := range dynamodb.TableDefinitions(names) {
 		logical := aws.ToString(def.TableName)
 		tbl, ok := tables[logical]

@@ -214,3 +214,47 @@ type TagDeliveredTags struct {
 type Notifier interface {
 	Deliver(ctx context.Context, d CallbackDelivery) error
 }
+
+// IdempotencyRecord is what the service remembers of a create sent with an
+// Idempotency-Key: while it runs, the claim (Status 0); then its answer, so a
+// retry with the same key gets the same answer instead of a second job.
+type IdempotencyRecord struct {
+	AccountID string
+	Key       string
+	// Fingerprint is a hash of the request (method, path and content): the
+	// same key with a different request is refused, not answered with the
+	// first request's answer.
+	Fingerprint string
+	// Token identifies one claim, so only its own request completes or
+	// releases it (a claim taken over after LockedUntil is someone else's).
+	Token string
+	// Status and Body are the answer; Status is 0 while the request runs.
+	Status int
+	Body   []byte
+	// LockedUntil ends an unanswered claim whose request died with its
+	// process: after it, the key may be claimed again.
+	LockedUntil time.Time
+	// ExpiresAt ends the record; after it the key is free.
+	ExpiresAt time.Time
+}
+
+// Completed reports whether the record holds an answer.
+func (r *IdempotencyRecord) Completed() bool { return r.Status != 0 }
+
+// IdempotencyStore keeps idempotency records per account and key. Every
+// implementation passes the contract suite in package storetest.
+type IdempotencyStore interface {
+	// ClaimIdempotencyKey stores rec (unanswered) unless the account already
+	// has a live record under rec.Key: an answered one not expired at now, or
+	// an unanswered one locked past now. Then it stores nothing and returns
+	// that record; a nil record means rec was stored.
+	ClaimIdempotencyKey(ctx context.Context, rec *IdempotencyRecord, now time.Time) (*IdempotencyRecord, error)
+	// CompleteIdempotencyKey stores the answer of the claim with token.
+	// CONFLICT when the record no longer holds that claim.
+	CompleteIdempotencyKey(ctx context.Context, accountID, key, token string, status int, body []byte) error
+	// ReleaseIdempotencyKey removes the unanswered claim with token, so the
+	// key can be used again; a record that no longer holds it is left alone.
+	ReleaseIdempotencyKey(ctx context.Context, accountID, key, token string) error
+	// PurgeExpiredIdempotencyKeys removes records that expired before the time.
+	PurgeExpiredIdempotencyKeys(ctx context.Context, before time.Time) (int, error)
+}

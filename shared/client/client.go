@@ -212,6 +212,9 @@ type request struct {
 	header        http.Header // extra headers
 	// idempotent requests are retried after transport errors and 5xx.
 	idempotent bool
+	// idempotencyKey, on a create, is sent as the Idempotency-Key header and
+	// makes the request retryable like an idempotent one (idempotency.go).
+	idempotencyKey string
 	// timeout overrides the client's request timeout when > 0.
 	timeout time.Duration
 }
@@ -282,16 +285,22 @@ func (c *Client) do(ctx context.Context, req *request) (*response, error) {
 // retryable: idempotent requests after transport errors and 5xx; any request
 // whose connection could not even be made (nothing was sent), and any request
 // refused with 429 RATE_LIMITED (the service did nothing with it: the budget
-// check comes first), if its body can be sent again. Other 4xx never.
+// check comes first), if its body can be sent again. Other 4xx never, but for
+// a create with an Idempotency-Key, IDEMPOTENCY_KEY_IN_USE: its first attempt
+// is still running, and the retry will get that attempt's answer.
 func (c *Client) retryable(req *request, err error) bool {
+	idempotent := req.idempotent || req.idempotencyKey != ""
 	var apiErr *Error
 	if errors.As(err, &apiErr) {
 		if apiErr.Status == http.StatusTooManyRequests && apiErr.Code == CodeRateLimited {
 			return true
 		}
-		return req.idempotent && apiErr.Status >= 500
+		if apiErr.Code == CodeIdempotencyKeyInUse {
+			return req.idempotencyKey != ""
+		}
+		return idempotent && apiErr.Status >= 500
 	}
-	if req.idempotent {
+	if idempotent {
 		return true
 	}
 	var opErr *net.OpError
@@ -354,6 +363,9 @@ func (c *Client) attempt(ctx context.Context, req *request) (*response, error) {
 	hreq.Header.Set("Accept", "application/json")
 	for k, vs := range req.header {
 		hreq.Header[k] = vs
+	}
+	if req.idempotencyKey != "" {
+		hreq.Header.Set("Idempotency-Key", req.idempotencyKey)
 	}
 	if c.userAgent != "" {
 		hreq.Header.Set("User-Agent", c.userAgent)

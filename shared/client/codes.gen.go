@@ -39,6 +39,8 @@ const (
 	CodeInvalidFormat = "INVALID_FORMAT"
 	// CodeInvalidKeyterms, 400: the keyterms field breaks one of its rules (the message says which).
 	CodeInvalidKeyterms = "INVALID_KEYTERMS"
+	// CodeInvalidIdempotencyKey, 400: an Idempotency-Key header that is not 1 to 255 printable ASCII characters.
+	CodeInvalidIdempotencyKey = "INVALID_IDEMPOTENCY_KEY"
 	// CodeUnauthorized, 401: missing or invalid credentials for the route, or a missing or wrong gateway key.
 	CodeUnauthorized = "UNAUTHORIZED"
 	// CodeForbidden, 403: the job belongs to another caller.
@@ -53,6 +55,10 @@ const (
 	CodeTranscriptionNotReady = "TRANSCRIPTION_NOT_READY"
 	// CodeEmailTaken, 409: an account with this email exists.
 	CodeEmailTaken = "EMAIL_TAKEN"
+	// CodeIdempotencyKeyReused, 409: the Idempotency-Key was used within 24 hours for a different request.
+	CodeIdempotencyKeyReused = "IDEMPOTENCY_KEY_REUSED"
+	// CodeIdempotencyKeyInUse, 409: a request with the same Idempotency-Key is still being handled; retry after Retry-After seconds.
+	CodeIdempotencyKeyInUse = "IDEMPOTENCY_KEY_IN_USE"
 	// CodeFileTooLarge, 413: the audio file is over 10 MB.
 	CodeFileTooLarge = "FILE_TOO_LARGE"
 	// CodeRequestTooLarge, 413: a text field or JSON body over its limit.

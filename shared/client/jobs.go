@@ -159,6 +159,7 @@ func (c *Client) derive(ctx context.Context, path string, body any) (*CreatedJob
 	if err != nil {
 		return nil, err
 	}
+	req.idempotencyKey = idempotencyKey(ctx)
 	var out CreatedJob
 	if err := c.call(ctx, req, &out); err != nil {
 		return nil, err

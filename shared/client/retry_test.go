@@ -78,11 +78,21 @@ func TestRetryGivesUpAfterMaxAttempts(t *testing.T) {
 	}
 }
 
-func TestNoRetryOnPOSTOr4xx(t *testing.T) {
-	c, calls := flaky(t, 1, status(503, `{"error":{"code":"INTERNAL_ERROR","message":"x"},"requestId":"r1"}`), `{"job_id":"j2","type":"summary","status":"queued","requestId":"r"}`)
-	_, err := c.Summarize(t.Context(), client.SummarizeRequest{TranscriptText: "hi"})
+// A create carries an Idempotency-Key, so it is retried like a GET, with the
+// same key; a POST without one (not a create) is not.
+func TestNoRetryOnPOSTWithoutKeyOr4xx(t *testing.T) {
+	var keys []string
+	c, calls := flaky(t, 1, func(w http.ResponseWriter, r *http.Request) {
+		keys = append(keys, r.Header.Get("Idempotency-Key"))
+		status(503, `{"error":{"code":"INTERNAL_ERROR","message":"x"},"requestId":"r1"}`)(w, r)
+	}, `{"job_id":"j2","type":"summary","status":"queued","requestId":"r"}`)
+	if _, err := c.Summarize(t.Context(), client.SummarizeRequest{TranscriptText: "hi"}); err != nil || calls.Load() != 2 || len(keys) != 1 || keys[0] == "" {
+		t.Errorf("create on 503: %v after %d calls, keys %q", err, calls.Load(), keys)
+	}
+	c, calls = flaky(t, 1, status(503, `{"error":{"code":"INTERNAL_ERROR","message":"x"},"requestId":"r1"}`), `{"requestId":"r"}`)
+	_, err := c.CreateAPIKey(t.Context(), "ci")
 	if e, ok := client.AsError(err); !ok || e.Status != 503 || e.Code != client.CodeInternal || e.RequestID != "r1" || calls.Load() != 1 {
-		t.Errorf("POST on 503: %v after %d calls", err, calls.Load())
+		t.Errorf("POST without a key on 503: %v after %d calls", err, calls.Load())
 	}
 	for _, code := range []int{400, 401, 404, 409, 429} {
 		c, calls := flaky(t, 1, status(code, `{"error":{"code":"X","message":"no"},"requestId":"r"}`), jobBody)
@@ -127,8 +137,8 @@ func TestRetryAfter(t *testing.T) {
 	}
 }
 
-// A connection dropped mid-request is retried for a GET, not for a POST (the
-// service may have created the job).
+// A connection dropped mid-request is retried for a GET and a create (its
+// Idempotency-Key makes the retry safe), not for another POST.
 func TestRetryTransportErrors(t *testing.T) {
 	hangUp := func(w http.ResponseWriter, r *http.Request) {
 		conn, _, err := w.(http.Hijacker).Hijack()
@@ -141,9 +151,13 @@ func TestRetryTransportErrors(t *testing.T) {
 		t.Errorf("GET: %v after %d calls", err, calls.Load())
 	}
 	c, calls = flaky(t, 1, hangUp, `{"job_id":"j2","type":"tags","status":"queued","requestId":"r"}`)
-	_, err := c.Tag(t.Context(), client.TagRequest{TranscriptText: "hi"})
+	if _, err := c.Tag(t.Context(), client.TagRequest{TranscriptText: "hi"}); err != nil || calls.Load() != 2 {
+		t.Errorf("create: %v after %d calls", err, calls.Load())
+	}
+	c, calls = flaky(t, 1, hangUp, `{"requestId":"r"}`)
+	_, err := c.CreateAPIKey(t.Context(), "ci")
 	if _, isAPI := client.AsError(err); err == nil || isAPI || calls.Load() != 1 {
-		t.Errorf("POST: %v after %d calls", err, calls.Load())
+		t.Errorf("POST without a key: %v after %d calls", err, calls.Load())
 	}
 
 	// A POST whose connection could not be made at all was never sent: retried.

@@ -103,11 +103,14 @@ func (c *Client) createDirect(ctx context.Context, src source, opts Transcriptio
 		return nil, err
 	}
 	req.method, req.path, req.auth = http.MethodPost, "/v1/transcriptions", authAPIKey
+	req.idempotencyKey = idempotencyKey(ctx)
 	return c.callCreate(ctx, req)
 }
 
 func (c *Client) createViaUpload(ctx context.Context, src source, opts TranscriptionOptions) (*CreatedJob, error) {
-	up, err := c.CreateUpload(ctx, src.name, src.size)
+	// The caller's key belongs to the request that makes the job; the upload
+	// gets its own.
+	up, err := c.CreateUpload(WithIdempotencyKey(ctx, newKey()), src.name, src.size)
 	if err != nil {
 		return nil, err
 	}
@@ -148,6 +151,7 @@ func (c *Client) CreateTranscriptionFromUpload(ctx context.Context, uploadID str
 		return nil, err
 	}
 	req.method, req.path, req.auth = http.MethodPost, "/v1/transcriptions", authAPIKey
+	req.idempotencyKey = idempotencyKey(ctx)
 	return c.callCreate(ctx, req)
 }
 
@@ -156,7 +160,7 @@ func (c *Client) CreateTranscriptionFromUpload(ctx context.Context, uploadID str
 // size are kept on the Upload for SendUpload; the name reaches the job through
 // TranscriptionOptions.Filename when the upload is turned into a job.
 func (c *Client) CreateUpload(ctx context.Context, filename string, size int64) (*Upload, error) {
-	req := &request{method: http.MethodPost, path: "/v1/transcriptions/uploads", auth: authAPIKey}
+	req := &request{method: http.MethodPost, path: "/v1/transcriptions/uploads", auth: authAPIKey, idempotencyKey: idempotencyKey(ctx)}
 	var up Upload
 	if err := c.call(ctx, req, &up); err != nil {
 		return nil, err

@@ -115,3 +115,9 @@ func newCountingStoreOn(names TableNames) countingJobStore {
 	})
 	return countingJobStore{JobStore: NewJobStore(counting, names, retention), reads: reads}
 }
+
+func TestIdempotencyStoreContract(t *testing.T) {
+	storetest.RunIdempotencyStoreTests(t, func(t *testing.T) callscribe.IdempotencyStore {
+		return NewIdempotencyStore(client, newTables(t))
+	})
+}

@@ -19,16 +19,19 @@ type TableNames struct {
 	Usage    string
 	Accounts string
 	APIKeys  string
+	// Idempotency keeps the answers of creates sent with an Idempotency-Key.
+	Idempotency string
 }
 
 // PrefixedTableNames returns the conventional names with a prefix, e.g. a stack
 // name or a per-test random prefix.
 func PrefixedTableNames(prefix string) TableNames {
 	return TableNames{
-		Jobs:     prefix + "jobs",
-		Usage:    prefix + "usage",
-		Accounts: prefix + "accounts",
-		APIKeys:  prefix + "api_keys",
+		Jobs:        prefix + "jobs",
+		Usage:       prefix + "usage",
+		Accounts:    prefix + "accounts",
+		APIKeys:     prefix + "api_keys",
+		Idempotency: prefix + "idempotency",
 	}
 }
 
@@ -121,12 +124,18 @@ func TableDefinitions(n TableNames) []*ddb.CreateTableInput {
 				gsi(IndexAPIKeyID, attrID, "", types.ProjectionTypeKeysOnly),
 			},
 		},
+		{
+			TableName:            aws.String(n.Idempotency),
+			BillingMode:          types.BillingModePayPerRequest,
+			AttributeDefinitions: []types.AttributeDefinition{s(attrAccountID), s(attrIdempotencyKey)},
+			KeySchema:            key(attrAccountID, attrIdempotencyKey),
+		},
 	}
 }
 
 // CreateTables creates the tables (tests and the local AWS stack; on AWS the
 // template creates them), waits until they are active and enables TTL on the jobs
-// table. Tables that already exist are left as they are.
+// and idempotency tables. Tables that already exist are left as they are.
 func CreateTables(ctx context.Context, client *ddb.Client, names TableNames) error {
 	defs := TableDefinitions(names)
 	for _, def := range defs {
@@ -142,12 +151,14 @@ func CreateTables(ctx context.Context, client *ddb.Client, names TableNames) err
 			return fmt.Errorf("wait for table %s: %w", aws.ToString(def.TableName), err)
 		}
 	}
-	_, err := client.UpdateTimeToLive(ctx, &ddb.UpdateTimeToLiveInput{
-		TableName:               aws.String(names.Jobs),
-		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(TTLAttribute), Enabled: aws.Bool(true)},
-	})
-	if err != nil && !isTTLAlreadyEnabled(err) {
-		return fmt.Errorf("enable TTL on %s: %w", names.Jobs, err)
+	for _, table := range []string{names.Jobs, names.Idempotency} {
+		_, err := client.UpdateTimeToLive(ctx, &ddb.UpdateTimeToLiveInput{
+			TableName:               aws.String(table),
+			TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(TTLAttribute), Enabled: aws.Bool(true)},
+		})
+		if err != nil && !isTTLAlreadyEnabled(err) {
+			return fmt.Errorf("enable TTL on %s: %w", table, err)
+		}
 	}
 	return nil
 }

@@ -125,6 +125,9 @@ func (db *DB) Jobs() *JobStore { return &JobStore{db: db} }
 // Accounts returns the account store.
 func (db *DB) Accounts() *AccountStore { return &AccountStore{db: db} }
 
+// Idempotency returns the idempotency record store.
+func (db *DB) Idempotency() *IdempotencyStore { return &IdempotencyStore{db: db} }
+
 // Queue returns the durable queue. Every call returns the same queue, so an
 // Enqueue wakes the Consume loop of the same process at once.
 func (db *DB) Queue() *Queue { return db.queue }

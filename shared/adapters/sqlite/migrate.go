@@ -116,6 +116,22 @@ ALTER TABLE jobs ADD COLUMN keyterms TEXT;
 	`
 CREATE INDEX jobs_by_account_source ON jobs (account_id, source_job_id, created_at DESC, id DESC) WHERE deleted_at IS NULL AND source_job_id <> '';
 `,
+	// 5: the answers of creates sent with an Idempotency-Key (package jobs,
+	// idempotency.go); status 0 while the request runs. Times are Unix nanoseconds.
+	`
+CREATE TABLE idempotency_keys (
+	account_id   TEXT NOT NULL,
+	key          TEXT NOT NULL,
+	fingerprint  TEXT NOT NULL,
+	token        TEXT NOT NULL,
+	status       INTEGER NOT NULL DEFAULT 0,
+	body         BLOB,
+	locked_until INTEGER NOT NULL,
+	expires_at   INTEGER NOT NULL,
+	PRIMARY KEY (account_id, key)
+);
+CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_at);
+`,
 }
 
 // migrate brings the schema to the newest version. It runs in one IMMEDIATE

@@ -196,3 +196,7 @@ func TestConcurrentOpenOfNewFile(t *testing.T) {
 		t.Fatalf("SchemaVersion = %d, %v", v, err)
 	}
 }
+
+func TestIdempotencyStoreContract(t *testing.T) {
+	storetest.RunIdempotencyStoreTests(t, func(t *testing.T) callscribe.IdempotencyStore { return openTestDB(t).Idempotency() })
+}

@@ -38,6 +38,30 @@ func CheckPassword(hash, password string) bool {
 	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) == nil
 }
 
+// DummyPasswordHash is a hash of the same cost as HashPassword's that no
+// password is known to match. Checking a password against it when the account
+// does not exist spends the same time as checking a real one, so the time of a
+// failed sign-in does not tell whether the email has an account.
+func DummyPasswordHash() string {
+	dummyOnce.Do(func() {
+		secret := make([]byte, 32)
+		if _, err := rand.Read(secret); err != nil {
+			panic(err)
+		}
+		h, err := bcrypt.GenerateFromPassword([]byte(base64.RawURLEncoding.EncodeToString(secret)), bcrypt.DefaultCost)
+		if err != nil {
+			panic(err)
+		}
+		dummyHash = string(h)
+	})
+	return dummyHash
+}
+
+var (
+	dummyOnce sync.Once
+	dummyHash string
+)
+
 // apiKeyPrefix marks our API keys so they are recognisable in logs and secret scanners.
 const apiKeyPrefix = "cs_"
 

@@ -29,6 +29,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -85,9 +86,12 @@ type Deps struct {
 	Queue      callscribe.Queue
 	Uploads    callscribe.UploadSigner
 	AudioLinks callscribe.AudioLinker
-	Logger     *slog.Logger
-	Now        func() time.Time
-	NewID      func() string
+	// Idempotency keeps the answers of creates sent with an Idempotency-Key
+	// (idempotency.go); nil where the header is ignored.
+	Idempotency callscribe.IdempotencyStore
+	Logger      *slog.Logger
+	Now         func() time.Time
+	NewID       func() string
 }
 
 // Service is the use-case layer; see the package doc.
@@ -96,6 +100,8 @@ type Service struct {
 	cfg    Config
 	keys   *keyCache
 	signIn *signInGuard
+
+	passwordChecks atomic.Int64 // sign-in password-hash checks (checkPassword)
 }
 
 // New builds the service. Logger, Now and NewID default to slog's default

@@ -82,7 +82,8 @@ func newEnv(t *testing.T) *env {
 	e := &env{db: db, audio: audio, audioRoot: filepath.Join(dir, "audio"), queue: &recordingQueue{}, signer: &fixedSigner{}, now: time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)}
 	e.svc = jobs.New(jobs.Deps{
 		Jobs: db.Jobs(), Accounts: db.Accounts(), Audio: audio, Queue: e.queue, Uploads: e.signer,
-		Now: func() time.Time { return e.now },
+		Idempotency: db.Idempotency(),
+		Now:         func() time.Time { return e.now },
 	}, jobs.Config{QuotaMinutes: quotaMinutes, CallbackAllowHosts: []string{"127.0.0.1"}})
 	return e
 }

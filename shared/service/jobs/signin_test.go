@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -80,4 +81,48 @@ func TestGuessingAcrossAccountsBlocksTheAddress(t *testing.T) {
 	if _, err := e.svc.Login(ctx, "bob@example.com", "long-enough-password", "192.0.2.10"); err != nil {
 		t.Fatalf("another address: %v", err)
 	}
+}
+
+// An unknown email must cost the same password-hash work as a wrong
+// password: otherwise the time of a 401 tells which emails have accounts.
+// The check counter is the exact assertion; the timing comparison of medians
+// is a generous band, so a loaded machine does not make it flaky.
+func TestSignInTimingDoesNotRevealAccounts(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	if _, err := e.svc.Signup(ctx, "cat@example.com", "long-enough-password"); err != nil {
+		t.Fatal(err)
+	}
+	const n = 15
+	attempt := func(i int, email string) time.Duration {
+		// A new address and a clock past the guard's window each time, so
+		// the failed-attempt guard never refuses before the password check.
+		e.now = e.now.Add(jobs.SignInWindow)
+		before := jobs.PasswordChecks(e.svc)
+		start := time.Now()
+		_, err := e.svc.Login(ctx, email, "wrong-password-guess", fmt.Sprintf("198.51.100.%d", i))
+		took := time.Since(start)
+		requireCode(t, err, callscribe.CodeUnauthorized)
+		if got := jobs.PasswordChecks(e.svc) - before; got != 1 {
+			t.Fatalf("sign-in as %s made %d password checks, want 1", email, got)
+		}
+		return took
+	}
+	attempt(0, "warm-up@example.com") // the dummy hash is made on first use
+	var unknown, known []time.Duration
+	for i := 1; i <= n; i++ {
+		unknown = append(unknown, attempt(i, fmt.Sprintf("nobody%d@example.com", i)))
+		known = append(known, attempt(100+i, "cat@example.com"))
+	}
+	ratio := float64(median(unknown)) / float64(median(known))
+	t.Logf("median unknown email %v, known email wrong password %v, ratio %.2f", median(unknown), median(known), ratio)
+	if ratio < 0.5 || ratio > 2 {
+		t.Fatalf("unknown-email sign-in takes %.2f times as long as a wrong password, want 0.5 to 2", ratio)
+	}
+}
+
+func median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
 }

@@ -80,7 +80,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*AWS, er
 		}
 	})
 
-	tables := dynamodb.TableNames{Jobs: cfg.JobsTable, Usage: cfg.UsageTable, Accounts: cfg.AccountsTable, APIKeys: cfg.APIKeysTable}
+	tables := dynamodb.TableNames{Jobs: cfg.JobsTable, Usage: cfg.UsageTable, Accounts: cfg.AccountsTable, APIKeys: cfg.APIKeysTable, Idempotency: cfg.IdempotencyTable}
 	retention := time.Duration(cfg.RetentionDays) * 24 * time.Hour
 	router := sqs.Router{}
 	for kind, url := range map[callscribe.MessageKind]string{
@@ -102,9 +102,15 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*AWS, er
 		Audio:    s3.NewAudioStore(s3c, cfg.AudioBucket),
 		Queue:    router,
 	}
-	a.Service = jobs.New(jobs.Deps{
+	deps := jobs.Deps{
 		Jobs: a.Jobs, Accounts: a.Accounts, Audio: a.Audio, Queue: router, Uploads: uploadSigner{a.Audio}, AudioLinks: a.Audio, Logger: logger,
-	}, jobs.Config{QuotaMinutes: cfg.QuotaMinutes, CallbackAllowHosts: cfg.CallbackAllowHosts})
+	}
+	// Only the create functions are told the idempotency table; the others
+	// never read the Idempotency-Key header.
+	if cfg.IdempotencyTable != "" {
+		deps.Idempotency = dynamodb.NewIdempotencyStore(dynamo, tables)
+	}
+	a.Service = jobs.New(deps, jobs.Config{QuotaMinutes: cfg.QuotaMinutes, CallbackAllowHosts: cfg.CallbackAllowHosts})
 	return a, nil
 }
 

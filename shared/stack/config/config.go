@@ -65,6 +65,7 @@ type Config struct {
 	UsageTable            string // USAGE_TABLE
 	AccountsTable         string // ACCOUNTS_TABLE
 	APIKeysTable          string // API_KEYS_TABLE
+	IdempotencyTable      string // IDEMPOTENCY_TABLE
 	AudioBucket           string // AUDIO_BUCKET
 	TranscriptionQueueURL string // TRANSCRIPTION_QUEUE_URL
 	DerivedQueueURL       string // DERIVED_QUEUE_URL
@@ -130,6 +131,7 @@ func ConfigFromEnv() (Config, error) {
 		UsageTable:            os.Getenv("USAGE_TABLE"),
 		AccountsTable:         os.Getenv("ACCOUNTS_TABLE"),
 		APIKeysTable:          os.Getenv("API_KEYS_TABLE"),
+		IdempotencyTable:      os.Getenv("IDEMPOTENCY_TABLE"),
 		AudioBucket:           os.Getenv("AUDIO_BUCKET"),
 		TranscriptionQueueURL: os.Getenv("TRANSCRIPTION_QUEUE_URL"),
 		DerivedQueueURL:       os.Getenv("DERIVED_QUEUE_URL"),

@@ -79,6 +79,7 @@ func Open(cfg config.Config, logger *slog.Logger, table engines.Table[config.Con
 	queue := db.Queue()
 	service := jobs.New(jobs.Deps{
 		Jobs: db.Jobs(), Accounts: db.Accounts(), Audio: audio, Queue: queue, Uploads: uploads, AudioLinks: links, Logger: logger,
+		Idempotency: db.Idempotency(),
 	}, jobs.Config{QuotaMinutes: cfg.QuotaMinutes, CallbackAllowHosts: cfg.CallbackAllowHosts})
 	server := httpapi.New(httpapi.Deps{Service: service, Sessions: sessions, Issuer: sessions, Logger: logger},
 		httpapi.Config{GatewayKey: cfg.GatewayKey, CursorKey: identity.DeriveKey(secret, "list-cursor"),
@@ -232,6 +233,13 @@ func (l *Local) purgeLoop(ctx context.Context) {
 			}
 		} else if n > 0 {
 			l.Logger.Info("purged deleted jobs past retention", "count", n)
+		}
+		if n, err := l.Service.PurgeExpiredIdempotencyKeys(ctx); err != nil {
+			if ctx.Err() == nil {
+				l.Logger.Error("purging expired idempotency keys failed", "err", err)
+			}
+		} else if n > 0 {
+			l.Logger.Info("purged expired idempotency keys", "count", n)
 		}
 		// Like the bucket's lifecycle rule: staged uploads left for a day were abandoned.
 		if n, err := l.Audio.RemoveStaleUploads(jobs.UploadsPrefix, time.Now().Add(-24*time.Hour)); err != nil {

@@ -183,6 +183,7 @@ func Run(t *testing.T, target Target, opts Options) {
 		{"List", s.testList},
 		{"Pagination", s.testPagination},
 		{"RateLimit", s.testRateLimit},
+		{"Idempotency", s.testIdempotency},
 	}
 	t.Run("api", func(t *testing.T) {
 		for _, g := range groups {

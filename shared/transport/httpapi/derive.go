@@ -25,17 +25,19 @@ func (s *Server) derive(jobType callscribe.JobType) authedHandler {
 			writeError(w, r, err)
 			return
 		}
-		job, err := s.deps.Service.Derive(r.Context(), jobs.DeriveRequest{
-			AccountID: accountID, Type: jobType,
-			SourceJobID: deref(req.TranscriptionJobID), Text: deref(req.TranscriptText),
-			CallbackURL: req.CallbackURL, CallbackAPIKey: req.CallbackAPIKey, CallUUID: req.CallUUID,
-		})
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
-		writeJSON(w, r, http.StatusAccepted, map[string]any{
-			"job_id": job.ID, "type": job.Type, "status": job.Status, "received_at": formatTime(job.CreatedAt),
+		s.idempotent(w, r, accountID, fingerprintJSON(req), func(w http.ResponseWriter) {
+			job, err := s.deps.Service.Derive(r.Context(), jobs.DeriveRequest{
+				AccountID: accountID, Type: jobType,
+				SourceJobID: deref(req.TranscriptionJobID), Text: deref(req.TranscriptText),
+				CallbackURL: req.CallbackURL, CallbackAPIKey: req.CallbackAPIKey, CallUUID: req.CallUUID,
+			})
+			if err != nil {
+				writeError(w, r, err)
+				return
+			}
+			writeJSON(w, r, http.StatusAccepted, map[string]any{
+				"job_id": job.ID, "type": job.Type, "status": job.Status, "received_at": formatTime(job.CreatedAt),
+			})
 		})
 	}
 }

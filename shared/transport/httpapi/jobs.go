@@ -20,20 +20,22 @@ func (s *Server) createTranscription(w http.ResponseWriter, r *http.Request, acc
 		return
 	}
 	defer up.close()
-	req := jobs.TranscriptionRequest{
-		AccountID: accountID, UploadID: up.uploadID, Filename: up.filename,
-		Language: up.language, Metadata: up.metadata, Keyterms: up.keyterms,
-	}
-	if up.audio != nil {
-		req.Audio, req.AudioSize = up.audio.Reader(), up.audio.Size
-	}
-	job, err := s.deps.Service.SubmitTranscription(r.Context(), req)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, r, http.StatusAccepted, map[string]any{
-		"job_id": job.ID, "status": job.Status, "received_at": formatTime(job.CreatedAt),
+	s.idempotent(w, r, accountID, fingerprintUpload(up), func(w http.ResponseWriter) {
+		req := jobs.TranscriptionRequest{
+			AccountID: accountID, UploadID: up.uploadID, Filename: up.filename,
+			Language: up.language, Metadata: up.metadata, Keyterms: up.keyterms,
+		}
+		if up.audio != nil {
+			req.Audio, req.AudioSize = up.audio.Reader(), up.audio.Size
+		}
+		job, err := s.deps.Service.SubmitTranscription(r.Context(), req)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		writeJSON(w, r, http.StatusAccepted, map[string]any{
+			"job_id": job.ID, "status": job.Status, "received_at": formatTime(job.CreatedAt),
+		})
 	})
 }
 

@@ -195,13 +195,15 @@ func cleanFilename(name string) string {
 }
 
 func (s *Server) createUpload(w http.ResponseWriter, r *http.Request, accountID string) {
-	up, err := s.deps.Service.CreateUpload(r.Context(), accountID)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, r, http.StatusCreated, map[string]any{
-		"upload_id": up.ID, "url": up.URL, "fields": up.Fields, "max_bytes": up.MaxBytes,
-		"expires_at": formatTime(up.ExpiresAt),
+	s.idempotent(w, r, accountID, noContent, func(w http.ResponseWriter) {
+		up, err := s.deps.Service.CreateUpload(r.Context(), accountID)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		writeJSON(w, r, http.StatusCreated, map[string]any{
+			"upload_id": up.ID, "url": up.URL, "fields": up.Fields, "max_bytes": up.MaxBytes,
+			"expires_at": formatTime(up.ExpiresAt),
+		})
 	})
 }

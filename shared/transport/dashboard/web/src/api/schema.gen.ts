@@ -561,15 +561,16 @@ export interface components {
          *     INVALID_PAGINATION, INVALID_FILTER, MISSING_JOB_ID, INVALID_JSON_BODY,
          *     MISSING_TRANSCRIPT_SOURCE, MULTIPLE_TRANSCRIPT_SOURCES, MULTIPLE_AUDIO_SOURCES,
          *     NOT_A_TRANSCRIPTION, INVALID_SIGNUP, INVALID_CALLBACK, INVALID_REQUEST, UPLOAD_NOT_FOUND,
-         *     INVALID_FORMAT, INVALID_KEYTERMS; 401 UNAUTHORIZED; 403 FORBIDDEN; 404 JOB_NOT_FOUND,
-         *     NOT_FOUND; 405 METHOD_NOT_ALLOWED; 409 TRANSCRIPTION_NOT_READY, EMAIL_TAKEN;
+         *     INVALID_FORMAT, INVALID_KEYTERMS, INVALID_IDEMPOTENCY_KEY; 401 UNAUTHORIZED; 403 FORBIDDEN; 404 JOB_NOT_FOUND,
+         *     NOT_FOUND; 405 METHOD_NOT_ALLOWED; 409 TRANSCRIPTION_NOT_READY, EMAIL_TAKEN,
+         *     IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE;
          *     413 FILE_TOO_LARGE, REQUEST_TOO_LARGE; 415 UNSUPPORTED_AUDIO_FORMAT; 422
          *     TRANSCRIPT_EMPTY; 429 QUOTA_EXCEEDED, RATE_LIMITED; 431
          *     REQUEST_HEADERS_TOO_LARGE; 500 INTERNAL_ERROR; 502
          *     PROVIDER_SUBMIT_FAILED.
          * @enum {string}
          */
-        ErrorCode: "AUDIO_FILE_MISSING" | "AUDIO_DURATION_UNKNOWN" | "INVALID_METADATA_JSON" | "INVALID_PAGINATION" | "INVALID_FILTER" | "MISSING_JOB_ID" | "INVALID_JSON_BODY" | "MISSING_TRANSCRIPT_SOURCE" | "MULTIPLE_TRANSCRIPT_SOURCES" | "MULTIPLE_AUDIO_SOURCES" | "NOT_A_TRANSCRIPTION" | "INVALID_SIGNUP" | "INVALID_CALLBACK" | "INVALID_REQUEST" | "UPLOAD_NOT_FOUND" | "INVALID_FORMAT" | "INVALID_KEYTERMS" | "UNAUTHORIZED" | "FORBIDDEN" | "JOB_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "TRANSCRIPTION_NOT_READY" | "EMAIL_TAKEN" | "FILE_TOO_LARGE" | "REQUEST_TOO_LARGE" | "UNSUPPORTED_AUDIO_FORMAT" | "TRANSCRIPT_EMPTY" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "REQUEST_HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "PROVIDER_SUBMIT_FAILED";
+        ErrorCode: "AUDIO_FILE_MISSING" | "AUDIO_DURATION_UNKNOWN" | "INVALID_METADATA_JSON" | "INVALID_PAGINATION" | "INVALID_FILTER" | "MISSING_JOB_ID" | "INVALID_JSON_BODY" | "MISSING_TRANSCRIPT_SOURCE" | "MULTIPLE_TRANSCRIPT_SOURCES" | "MULTIPLE_AUDIO_SOURCES" | "NOT_A_TRANSCRIPTION" | "INVALID_SIGNUP" | "INVALID_CALLBACK" | "INVALID_REQUEST" | "UPLOAD_NOT_FOUND" | "INVALID_FORMAT" | "INVALID_KEYTERMS" | "INVALID_IDEMPOTENCY_KEY" | "UNAUTHORIZED" | "FORBIDDEN" | "JOB_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "TRANSCRIPTION_NOT_READY" | "EMAIL_TAKEN" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "FILE_TOO_LARGE" | "REQUEST_TOO_LARGE" | "UNSUPPORTED_AUDIO_FORMAT" | "TRANSCRIPT_EMPTY" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "REQUEST_HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "PROVIDER_SUBMIT_FAILED";
         /** @description The body of every error response. */
         Error: {
             error: {
@@ -1011,7 +1012,8 @@ export interface components {
          *     not an array of strings or breaking one of its rules), INVALID_REQUEST
          *     (malformed multipart, a field not UTF-8, a malformed language),
          *     UPLOAD_NOT_FOUND (no finished upload of the caller with that upload_id),
-         *     MULTIPLE_AUDIO_SOURCES (two `file` parts, or `file` and `upload_id`).
+         *     MULTIPLE_AUDIO_SOURCES (two `file` parts, or `file` and `upload_id`),
+         *     INVALID_IDEMPOTENCY_KEY.
          */
         CreateBadRequest: {
             headers: {
@@ -1022,7 +1024,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"] & {
                     error?: {
                         /** @enum {unknown} */
-                        code?: "AUDIO_FILE_MISSING" | "AUDIO_DURATION_UNKNOWN" | "INVALID_METADATA_JSON" | "INVALID_KEYTERMS" | "INVALID_REQUEST" | "UPLOAD_NOT_FOUND" | "MULTIPLE_AUDIO_SOURCES";
+                        code?: "AUDIO_FILE_MISSING" | "AUDIO_DURATION_UNKNOWN" | "INVALID_METADATA_JSON" | "INVALID_KEYTERMS" | "INVALID_REQUEST" | "UPLOAD_NOT_FOUND" | "MULTIPLE_AUDIO_SOURCES" | "INVALID_IDEMPOTENCY_KEY";
                     };
                 };
             };
@@ -1145,6 +1147,59 @@ export interface components {
                 };
             };
         };
+        /**
+         * @description IDEMPOTENCY_KEY_REUSED (the key was used in the last 24 hours for a
+         *     different request), IDEMPOTENCY_KEY_IN_USE (a request with the key is
+         *     still being handled; retry after Retry-After seconds).
+         */
+        IdempotencyConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                /** @description Seconds to wait (IDEMPOTENCY_KEY_IN_USE). */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
+        };
+        /** @description TRANSCRIPTION_NOT_READY (the source has not succeeded, yet or ever), or an IdempotencyConflict code. */
+        DeriveConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                /** @description Seconds to wait (IDEMPOTENCY_KEY_IN_USE). */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "TRANSCRIPTION_NOT_READY" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
+        };
+        /** @description INVALID_IDEMPOTENCY_KEY (not 1 to 255 printable ASCII characters). */
+        InvalidIdempotencyKey: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "INVALID_IDEMPOTENCY_KEY";
+                    };
+                };
+            };
+        };
         /** @description The transcription has not succeeded (yet, or ever); retry once it has. */
         TranscriptionNotReady: {
             headers: {
@@ -1160,7 +1215,7 @@ export interface components {
                 };
             };
         };
-        /** @description INVALID_JSON_BODY, MISSING_TRANSCRIPT_SOURCE, MULTIPLE_TRANSCRIPT_SOURCES, NOT_A_TRANSCRIPTION. */
+        /** @description INVALID_JSON_BODY, MISSING_TRANSCRIPT_SOURCE, MULTIPLE_TRANSCRIPT_SOURCES, NOT_A_TRANSCRIPTION, INVALID_IDEMPOTENCY_KEY. */
         SummarizeBadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -1170,7 +1225,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"] & {
                     error?: {
                         /** @enum {unknown} */
-                        code?: "INVALID_JSON_BODY" | "MISSING_TRANSCRIPT_SOURCE" | "MULTIPLE_TRANSCRIPT_SOURCES" | "NOT_A_TRANSCRIPTION";
+                        code?: "INVALID_JSON_BODY" | "MISSING_TRANSCRIPT_SOURCE" | "MULTIPLE_TRANSCRIPT_SOURCES" | "NOT_A_TRANSCRIPTION" | "INVALID_IDEMPOTENCY_KEY";
                     };
                 };
             };
@@ -1185,7 +1240,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"] & {
                     error?: {
                         /** @enum {unknown} */
-                        code?: "INVALID_JSON_BODY" | "MISSING_TRANSCRIPT_SOURCE" | "MULTIPLE_TRANSCRIPT_SOURCES" | "NOT_A_TRANSCRIPTION" | "INVALID_CALLBACK";
+                        code?: "INVALID_JSON_BODY" | "MISSING_TRANSCRIPT_SOURCE" | "MULTIPLE_TRANSCRIPT_SOURCES" | "NOT_A_TRANSCRIPTION" | "INVALID_CALLBACK" | "INVALID_IDEMPOTENCY_KEY";
                     };
                 };
             };
@@ -1363,6 +1418,18 @@ export interface components {
          *     route but GET /healthz and GET /openapi.json requires it (401 without).
          */
         GatewayKey: string;
+        /**
+         * @description Makes the create safe to retry: 1 to 255 printable ASCII characters, chosen
+         *     by the client per logical request (a random UUID does). For 24 hours, per
+         *     account, the same key with the same request (method, path and content: for
+         *     multipart, the file's SHA-256 and the other fields) gets the first answer
+         *     again, status and body, with `Idempotent-Replayed: true`, instead of a second
+         *     job. The same key with a different request is 409 IDEMPOTENCY_KEY_REUSED; while
+         *     the first request is still being handled, 409 IDEMPOTENCY_KEY_IN_USE. Only
+         *     2xx and 4xx answers other than 429 are kept: after a 5xx or a 429 the retry
+         *     runs again.
+         */
+        IdempotencyKey: string;
         /** @description The job's UUID. A value that is not a UUID is 404 JOB_NOT_FOUND. */
         JobId: string;
         /**
@@ -1593,6 +1660,18 @@ export interface operations {
                  *     route but GET /healthz and GET /openapi.json requires it (401 without).
                  */
                 apikey?: components["parameters"]["GatewayKey"];
+                /**
+                 * @description Makes the create safe to retry: 1 to 255 printable ASCII characters, chosen
+                 *     by the client per logical request (a random UUID does). For 24 hours, per
+                 *     account, the same key with the same request (method, path and content: for
+                 *     multipart, the file's SHA-256 and the other fields) gets the first answer
+                 *     again, status and body, with `Idempotent-Replayed: true`, instead of a second
+                 *     job. The same key with a different request is 409 IDEMPOTENCY_KEY_REUSED; while
+                 *     the first request is still being handled, 409 IDEMPOTENCY_KEY_IN_USE. Only
+                 *     2xx and 4xx answers other than 429 are kept: after a 5xx or a 429 the retry
+                 *     runs again.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -1602,6 +1681,7 @@ export interface operations {
             202: components["responses"]["TranscriptionAccepted"];
             400: components["responses"]["CreateBadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["CreateTooLarge"];
             415: components["responses"]["UnsupportedAudioFormat"];
             429: components["responses"]["CreateTooManyRequests"];
@@ -1648,6 +1728,18 @@ export interface operations {
                  *     route but GET /healthz and GET /openapi.json requires it (401 without).
                  */
                 apikey?: components["parameters"]["GatewayKey"];
+                /**
+                 * @description Makes the create safe to retry: 1 to 255 printable ASCII characters, chosen
+                 *     by the client per logical request (a random UUID does). For 24 hours, per
+                 *     account, the same key with the same request (method, path and content: for
+                 *     multipart, the file's SHA-256 and the other fields) gets the first answer
+                 *     again, status and body, with `Idempotent-Replayed: true`, instead of a second
+                 *     job. The same key with a different request is 409 IDEMPOTENCY_KEY_REUSED; while
+                 *     the first request is still being handled, 409 IDEMPOTENCY_KEY_IN_USE. Only
+                 *     2xx and 4xx answers other than 429 are kept: after a 5xx or a 429 the retry
+                 *     runs again.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -1655,8 +1747,10 @@ export interface operations {
         requestBody?: never;
         responses: {
             201: components["responses"]["UploadCreated"];
+            400: components["responses"]["InvalidIdempotencyKey"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["UploadsUnavailable"];
+            409: components["responses"]["IdempotencyConflict"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -1787,6 +1881,18 @@ export interface operations {
                  *     route but GET /healthz and GET /openapi.json requires it (401 without).
                  */
                 apikey?: components["parameters"]["GatewayKey"];
+                /**
+                 * @description Makes the create safe to retry: 1 to 255 printable ASCII characters, chosen
+                 *     by the client per logical request (a random UUID does). For 24 hours, per
+                 *     account, the same key with the same request (method, path and content: for
+                 *     multipart, the file's SHA-256 and the other fields) gets the first answer
+                 *     again, status and body, with `Idempotent-Replayed: true`, instead of a second
+                 *     job. The same key with a different request is 409 IDEMPOTENCY_KEY_REUSED; while
+                 *     the first request is still being handled, 409 IDEMPOTENCY_KEY_IN_USE. Only
+                 *     2xx and 4xx answers other than 429 are kept: after a 5xx or a 429 the retry
+                 *     runs again.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -1798,7 +1904,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["JobNotFound"];
-            409: components["responses"]["TranscriptionNotReady"];
+            409: components["responses"]["DeriveConflict"];
             413: components["responses"]["RequestTooLarge"];
             422: components["responses"]["TranscriptEmpty"];
             429: components["responses"]["RateLimited"];
@@ -1815,6 +1921,18 @@ export interface operations {
                  *     route but GET /healthz and GET /openapi.json requires it (401 without).
                  */
                 apikey?: components["parameters"]["GatewayKey"];
+                /**
+                 * @description Makes the create safe to retry: 1 to 255 printable ASCII characters, chosen
+                 *     by the client per logical request (a random UUID does). For 24 hours, per
+                 *     account, the same key with the same request (method, path and content: for
+                 *     multipart, the file's SHA-256 and the other fields) gets the first answer
+                 *     again, status and body, with `Idempotent-Replayed: true`, instead of a second
+                 *     job. The same key with a different request is 409 IDEMPOTENCY_KEY_REUSED; while
+                 *     the first request is still being handled, 409 IDEMPOTENCY_KEY_IN_USE. Only
+                 *     2xx and 4xx answers other than 429 are kept: after a 5xx or a 429 the retry
+                 *     runs again.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -1826,7 +1944,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["JobNotFound"];
-            409: components["responses"]["TranscriptionNotReady"];
+            409: components["responses"]["DeriveConflict"];
             413: components["responses"]["RequestTooLarge"];
             422: components["responses"]["TranscriptEmpty"];
             429: components["responses"]["RateLimited"];
@@ -2127,6 +2245,18 @@ export interface operations {
                  *     route but GET /healthz and GET /openapi.json requires it (401 without).
                  */
                 apikey?: components["parameters"]["GatewayKey"];
+                /**
+                 * @description Makes the create safe to retry: 1 to 255 printable ASCII characters, chosen
+                 *     by the client per logical request (a random UUID does). For 24 hours, per
+                 *     account, the same key with the same request (method, path and content: for
+                 *     multipart, the file's SHA-256 and the other fields) gets the first answer
+                 *     again, status and body, with `Idempotent-Replayed: true`, instead of a second
+                 *     job. The same key with a different request is 409 IDEMPOTENCY_KEY_REUSED; while
+                 *     the first request is still being handled, 409 IDEMPOTENCY_KEY_IN_USE. Only
+                 *     2xx and 4xx answers other than 429 are kept: after a 5xx or a 429 the retry
+                 *     runs again.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -2136,6 +2266,7 @@ export interface operations {
             202: components["responses"]["TranscriptionAccepted"];
             400: components["responses"]["CreateBadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["CreateTooLarge"];
             415: components["responses"]["UnsupportedAudioFormat"];
             429: components["responses"]["CreateTooManyRequests"];
@@ -2310,6 +2441,18 @@ export interface operations {
                  *     route but GET /healthz and GET /openapi.json requires it (401 without).
                  */
                 apikey?: components["parameters"]["GatewayKey"];
+                /**
+                 * @description Makes the create safe to retry: 1 to 255 printable ASCII characters, chosen
+                 *     by the client per logical request (a random UUID does). For 24 hours, per
+                 *     account, the same key with the same request (method, path and content: for
+                 *     multipart, the file's SHA-256 and the other fields) gets the first answer
+                 *     again, status and body, with `Idempotent-Replayed: true`, instead of a second
+                 *     job. The same key with a different request is 409 IDEMPOTENCY_KEY_REUSED; while
+                 *     the first request is still being handled, 409 IDEMPOTENCY_KEY_IN_USE. Only
+                 *     2xx and 4xx answers other than 429 are kept: after a 5xx or a 429 the retry
+                 *     runs again.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -2317,8 +2460,10 @@ export interface operations {
         requestBody?: never;
         responses: {
             201: components["responses"]["UploadCreated"];
+            400: components["responses"]["InvalidIdempotencyKey"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["UploadsUnavailable"];
+            409: components["responses"]["IdempotencyConflict"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -2332,6 +2477,18 @@ export interface operations {
                  *     route but GET /healthz and GET /openapi.json requires it (401 without).
                  */
                 apikey?: components["parameters"]["GatewayKey"];
+                /**
+                 * @description Makes the create safe to retry: 1 to 255 printable ASCII characters, chosen
+                 *     by the client per logical request (a random UUID does). For 24 hours, per
+                 *     account, the same key with the same request (method, path and content: for
+                 *     multipart, the file's SHA-256 and the other fields) gets the first answer
+                 *     again, status and body, with `Idempotent-Replayed: true`, instead of a second
+                 *     job. The same key with a different request is 409 IDEMPOTENCY_KEY_REUSED; while
+                 *     the first request is still being handled, 409 IDEMPOTENCY_KEY_IN_USE. Only
+                 *     2xx and 4xx answers other than 429 are kept: after a 5xx or a 429 the retry
+                 *     runs again.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -2343,7 +2500,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["JobNotFound"];
-            409: components["responses"]["TranscriptionNotReady"];
+            409: components["responses"]["DeriveConflict"];
             413: components["responses"]["RequestTooLarge"];
             422: components["responses"]["TranscriptEmpty"];
             429: components["responses"]["RateLimited"];
@@ -2360,6 +2517,18 @@ export interface operations {
                  *     route but GET /healthz and GET /openapi.json requires it (401 without).
                  */
                 apikey?: components["parameters"]["GatewayKey"];
+                /**
+                 * @description Makes the create safe to retry: 1 to 255 printable ASCII characters, chosen
+                 *     by the client per logical request (a random UUID does). For 24 hours, per
+                 *     account, the same key with the same request (method, path and content: for
+                 *     multipart, the file's SHA-256 and the other fields) gets the first answer
+                 *     again, status and body, with `Idempotent-Replayed: true`, instead of a second
+                 *     job. The same key with a different request is 409 IDEMPOTENCY_KEY_REUSED; while
+                 *     the first request is still being handled, 409 IDEMPOTENCY_KEY_IN_USE. Only
+                 *     2xx and 4xx answers other than 429 are kept: after a 5xx or a 429 the retry
+                 *     runs again.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -2371,7 +2540,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["JobNotFound"];
-            409: components["responses"]["TranscriptionNotReady"];
+            409: components["responses"]["DeriveConflict"];
             413: components["responses"]["RequestTooLarge"];
             422: components["responses"]["TranscriptEmpty"];
             429: components["responses"]["RateLimited"];
