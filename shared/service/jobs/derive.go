@@ -31,6 +31,9 @@ type DeriveRequest struct {
 // speech (422). The job keeps its own copy of the transcript, so deleting the
 // source later cannot break it.
 func (s *Service) Derive(ctx context.Context, req DeriveRequest) (*callscribe.Job, error) {
+	if job := s.earlierAttempt(ctx, req.AccountID); job != nil {
+		return job, nil
+	}
 	sourceID := strings.TrimSpace(req.SourceJobID)
 	hasText := strings.TrimSpace(req.Text) != ""
 	switch {
@@ -41,7 +44,7 @@ func (s *Service) Derive(ctx context.Context, req DeriveRequest) (*callscribe.Jo
 	}
 	now := s.now()
 	job := &callscribe.Job{
-		ID: s.deps.NewID(), AccountID: req.AccountID, Type: req.Type, Status: callscribe.StatusQueued,
+		ID: s.newJobID(ctx, req.AccountID), AccountID: req.AccountID, Type: req.Type, Status: callscribe.StatusQueued,
 		CreatedAt: now, UpdatedAt: now,
 	}
 	if req.Type == callscribe.TypeTags {
@@ -66,6 +69,9 @@ func (s *Service) Derive(ctx context.Context, req DeriveRequest) (*callscribe.Jo
 		job.Input = &callscribe.Transcript{Text: req.Text}
 	}
 	if err := s.deps.Jobs.CreateJob(ctx, job, nil); err != nil {
+		if earlier := s.earlierAttempt(ctx, req.AccountID); earlier != nil && callscribe.IsCode(err, callscribe.CodeConflict) {
+			return earlier, nil
+		}
 		return nil, err
 	}
 	s.logger(ctx).InfoContext(ctx, "derived job accepted", "jobId", job.ID, "type", job.Type,

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/callscribe/callscribe/shared/callscribe"
 )
 
@@ -24,6 +26,11 @@ import (
 //     releases the key so the retry can succeed.
 //   - A claim whose request died with its process (no answer stored) locks
 //     the key for IdempotencyLease only; then the key can be claimed again.
+//   - A job made under a key has an id derived from the account, the key and
+//     the request's fingerprint (idempotentJobID). So when a process dies
+//     after storing the job but before storing the answer, the retry that
+//     claims the key again finds that job and answers with it: no second job,
+//     no second quota charge.
 const (
 	IdempotencyKeyTTL       = 24 * time.Hour
 	IdempotencyLease        = time.Minute
@@ -110,4 +117,46 @@ func (s *Service) PurgeExpiredIdempotencyKeys(ctx context.Context) (int, error) 
 		return 0, nil
 	}
 	return s.deps.Idempotency.PurgeExpiredIdempotencyKeys(ctx, s.now())
+}
+
+// idempotentRequest is the claimed key of the create a context carries.
+type idempotentRequest struct{ accountID, key, fingerprint string }
+
+type idempotentRequestKey struct{}
+
+// WithIdempotencyKey marks ctx as running the create of accountID claimed
+// under key with the given request fingerprint: the job it makes gets the id
+// idempotentJobID derives, and an earlier attempt's job is answered instead.
+func WithIdempotencyKey(ctx context.Context, accountID, key, fingerprint string) context.Context {
+	return context.WithValue(ctx, idempotentRequestKey{}, idempotentRequest{accountID, key, fingerprint})
+}
+
+// idempotentJobNamespace is the UUID namespace of job ids derived from
+// Idempotency-Keys (a fixed random UUID: ids made under it never collide
+// with another namespace's).
+var idempotentJobNamespace = uuid.MustParse("8f4d0c55-3b1e-4f6a-9b53-2f8a1c7e6d90")
+
+// newJobID is the id of a job a create makes: derived from the account, key
+// and fingerprint under an Idempotency-Key (the same request always names the
+// same job), random otherwise.
+func (s *Service) newJobID(ctx context.Context, accountID string) string {
+	if r, ok := ctx.Value(idempotentRequestKey{}).(idempotentRequest); ok && r.accountID == accountID {
+		return uuid.NewSHA1(idempotentJobNamespace, []byte(r.accountID+"\x00"+r.key+"\x00"+r.fingerprint)).String()
+	}
+	return s.deps.NewID()
+}
+
+// earlierAttempt returns the job an earlier attempt of this create made under
+// the same Idempotency-Key and request, when that attempt stored the job but
+// died before its answer was stored; nil without a key or such a job.
+func (s *Service) earlierAttempt(ctx context.Context, accountID string) *callscribe.Job {
+	if _, ok := ctx.Value(idempotentRequestKey{}).(idempotentRequest); !ok {
+		return nil
+	}
+	job, err := s.deps.Jobs.GetJob(ctx, s.newJobID(ctx, accountID))
+	if err != nil || job.AccountID != accountID {
+		return nil
+	}
+	s.logger(ctx).InfoContext(ctx, "an earlier attempt of this idempotent create made the job; answering with it", "jobId", job.ID)
+	return job
 }

@@ -46,6 +46,9 @@ var languageTag = regexp.MustCompile(`^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$`)
 // (INVALID_KEYTERMS), language (INVALID_REQUEST), format and duration (415, AUDIO_DURATION_UNKNOWN), quota
 // (QUOTA_EXCEEDED), submission (PROVIDER_SUBMIT_FAILED, with the job failed).
 func (s *Service) SubmitTranscription(ctx context.Context, req TranscriptionRequest) (*callscribe.Job, error) {
+	if job := s.earlierAttempt(ctx, req.AccountID); job != nil {
+		return job, nil
+	}
 	audio, size := req.Audio, req.AudioSize
 	if audio == nil && req.UploadID != "" {
 		staged, err := s.takeUpload(ctx, req.AccountID, req.UploadID)
@@ -79,7 +82,7 @@ func (s *Service) SubmitTranscription(ctx context.Context, req TranscriptionRequ
 	}
 	now := s.now()
 	job := &callscribe.Job{
-		ID:           s.deps.NewID(),
+		ID:           s.newJobID(ctx, req.AccountID),
 		AccountID:    req.AccountID,
 		Type:         callscribe.TypeTranscription,
 		Status:       callscribe.StatusQueued,
@@ -103,6 +106,9 @@ func (s *Service) SubmitTranscription(ctx context.Context, req TranscriptionRequ
 	}
 	quota := &callscribe.QuotaReservation{Month: job.QuotaMonth, LimitSeconds: s.limitSeconds()}
 	if err := s.deps.Jobs.CreateJob(ctx, job, quota); err != nil {
+		if earlier := s.earlierAttempt(ctx, req.AccountID); earlier != nil && callscribe.IsCode(err, callscribe.CodeConflict) {
+			return earlier, nil // its audio is the one just stored again: keep it
+		}
 		s.discardAudio(ctx, job.AudioKey)
 		return nil, err
 	}

@@ -25,7 +25,7 @@ func (s *Server) derive(jobType callscribe.JobType) authedHandler {
 			writeError(w, r, err)
 			return
 		}
-		s.idempotent(w, r, accountID, fingerprintJSON(req), func(w http.ResponseWriter) {
+		s.idempotent(w, r, accountID, fingerprintJSON(req), func(w http.ResponseWriter, r *http.Request) {
 			job, err := s.deps.Service.Derive(r.Context(), jobs.DeriveRequest{
 				AccountID: accountID, Type: jobType,
 				SourceJobID: deref(req.TranscriptionJobID), Text: deref(req.TranscriptText),

@@ -26,10 +26,10 @@ const (
 // Idempotent-Replayed: true and the first request's requestId), and create's
 // own answer is stored for retries. content writes what of the decoded
 // request makes it "the same request" (method and path are added here).
-func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, accountID string, content func(h io.Writer) error, create func(w http.ResponseWriter)) {
+func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, accountID string, content func(h io.Writer) error, create func(w http.ResponseWriter, r *http.Request)) {
 	keys, sent := r.Header[headerIdempotencyKey]
 	if !sent {
-		create(w)
+		create(w, r)
 		return
 	}
 	key := keys[0]
@@ -62,7 +62,7 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, accountID st
 		return
 	}
 	if claim == nil { // this deployment keeps no idempotency records
-		create(w)
+		create(w, r)
 		return
 	}
 	answer := &answerRecorder{ResponseWriter: w}
@@ -72,7 +72,7 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, accountID st
 			_ = claim.Finish(ctx, http.StatusInternalServerError, nil)
 		}
 	}()
-	create(answer)
+	create(answer, r.WithContext(jobs.WithIdempotencyKey(ctx, accountID, key, fingerprint)))
 	finished = true
 	if err := claim.Finish(ctx, answer.status, answer.body.Bytes()); err != nil {
 		logger(ctx).Error("storing the answer of an idempotent request failed", "err", err, "status", answer.status)

@@ -20,7 +20,7 @@ func (s *Server) createTranscription(w http.ResponseWriter, r *http.Request, acc
 		return
 	}
 	defer up.close()
-	s.idempotent(w, r, accountID, fingerprintUpload(up), func(w http.ResponseWriter) {
+	s.idempotent(w, r, accountID, fingerprintUpload(up), func(w http.ResponseWriter, r *http.Request) {
 		req := jobs.TranscriptionRequest{
 			AccountID: accountID, UploadID: up.uploadID, Filename: up.filename,
 			Language: up.language, Metadata: up.metadata, Keyterms: up.keyterms,

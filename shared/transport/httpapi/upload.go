@@ -195,7 +195,7 @@ func cleanFilename(name string) string {
 }
 
 func (s *Server) createUpload(w http.ResponseWriter, r *http.Request, accountID string) {
-	s.idempotent(w, r, accountID, noContent, func(w http.ResponseWriter) {
+	s.idempotent(w, r, accountID, noContent, func(w http.ResponseWriter, r *http.Request) {
 		up, err := s.deps.Service.CreateUpload(r.Context(), accountID)
 		if err != nil {
 			writeError(w, r, err)
