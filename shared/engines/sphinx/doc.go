@@ -7,8 +7,8 @@
 // utterance drifts by seconds. The stock English LM is interpolated (weight
 // 0.5) with a call-centre trigram LM that this package builds at start-up from
 // in-domain text (lmdata/): a few hundred hand-written sentences and the
-// sentences of the tagger's training calls (lmtext.go says which calls and
-// why), never a sentence of an evaluation set. The stock LM was trained on
+// sentences of the tagger's training calls (train/lmtext.go says which calls
+// and why), never a sentence of an evaluation set. The stock LM was trained on
 // read text; what a support call says, and in what order, it barely knows.
 //
 // Telephone audio (8 kHz) leaves the wideband model's upper filters empty. Its
