@@ -11,14 +11,14 @@
 #
 # The "dev" variant (not in the default list) is the dev set the narrowband
 # feature map was chosen on: the first 24 of the 48 original labelled calls
-# (testdata/insights/callNN.txt, two digits; not the calls added by issue 12),
+# (testdata/insights/callNN.txt, two digits; not the three-digit calls),
 # same voices, 8 kHz WAV. Choose engine changes on it, not on the call set.
 # The "tagger-dev" variant decodes the tagger's dev split (testdata/insights-dev,
 # 37 calls written by other hands than the original 48, in six styles) the same
 # way: the domain LM reads calls 25-48 of the original set, written next to the
 # dev set's 1-24, so language-model choices are checked here as well.
 #
-# Keyterms (issue 12): each call's product, company and person names and domain
+# Keyterms: each call's product, company and person names and domain
 # terms are in testdata/keyterms/calls.json (dev set: dev.json). The 16k, 8k
 # and dev variants score those terms without sending them; 16k-keyterms,
 # 8k-keyterms and dev-keyterms send each call's terms with it (the engine

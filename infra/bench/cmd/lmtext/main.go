@@ -127,9 +127,9 @@ func generate(trainDir, testdata, dictPath string) ([]byte, error) {
 // set is recognised by asr.sh's own rule (the two-digit call files, first
 // 24), not by the calls' style label, so a relabelled call cannot slip in.
 //
-// The calls after lmLastCall stay out too (none today: the sixth round raised
-// it from 306 to 704, the last train call, with the speech figures measured again):
-// the LM text is what the recorded speech figures were measured with, and
+// The calls after lmLastCall stay out too (none today: lmLastCall is the last
+// train call, and the speech figures were measured with all of them in): the
+// LM text is what the recorded speech figures were measured with, and
 // new training calls reach it together with a re-measurement of those figures
 // (raise lmLastCall, run make lm-text, then make bench-asr and the tagger's
 // after-speech bench), not as a side effect of growing the tagger's data.
