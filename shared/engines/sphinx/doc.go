@@ -45,4 +45,9 @@
 // once and reused; channels of a call decode in parallel on separate decoders.
 // Builds without cgo get a stub whose NewTranscriber reports that the embedded
 // engine needs a cgo build.
+//
+// What builds the engine's data files (the narrowband map's fit, the domain
+// LM's text and the list of evaluation sets it must not read) is package
+// train (shared/engines/sphinx/train), which imports this one; the service
+// does not link it.
 package sphinx

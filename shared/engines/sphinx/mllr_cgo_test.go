@@ -30,6 +30,7 @@ func scrambling() *MLLR {
 // recognised as without the transform.
 func TestNarrowbandMLLRAppliesToMappedTelephoneChannelsOnly(t *testing.T) {
 	needModel(t)
+	t.Parallel() // own one-decoder transcribers: another such test can use the other core
 	onlyHighTelephoneVoiceLost(t, Config{Decoders: 1, NarrowbandMLLR: scrambling()}, "a scrambling transform")
 }
 

@@ -57,6 +57,7 @@ func transcribeText(t *testing.T, tr *Transcriber, audio []byte) string {
 // decoded again, and still recognised; wideband audio is decoded once.
 func TestSpeakerAdaptationAdaptsTelephoneChannels(t *testing.T) {
 	needSphinxTrain(t)
+	t.Parallel() // own one-decoder transcribers: another such test can use the other core
 	var logs bytes.Buffer
 	tr, err := NewTranscriber(Config{Decoders: 1, SpeakerAdaptation: true,
 		Logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
@@ -82,6 +83,7 @@ func TestSpeakerAdaptationAdaptsTelephoneChannels(t *testing.T) {
 // without adaptation) and the failure is logged; the job does not fail.
 func TestSpeakerAdaptationFailureKeepsTheFirstPass(t *testing.T) {
 	needSphinxTrain(t)
+	t.Parallel() // own one-decoder transcribers: another such test can use the other core
 	tools := t.TempDir()
 	for _, tool := range []string{"bw", "mllr_solve"} {
 		if err := os.WriteFile(filepath.Join(tools, tool), []byte("#!/bin/sh\necho broken >&2\nexit 3\n"), 0o755); err != nil {

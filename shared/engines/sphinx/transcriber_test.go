@@ -370,7 +370,7 @@ func TestConcurrentJobsShareThePool(t *testing.T) {
 // before the comparison.)
 func TestCepstraPathMatchesRawDecode(t *testing.T) {
 	tr := transcriber(t)
-	speech := speak(t, "slt", agentLine, 16000)
+	speech := speak(t, "slt", shortLine, 16000)
 	d := <-tr.pool
 	defer func() { tr.pool <- d }()
 	if _, err := d.decode(speech); err != nil {
@@ -402,6 +402,7 @@ func TestCepstraPathMatchesRawDecode(t *testing.T) {
 // speech alone.
 func TestNarrowbandMapAppliesToHighVoicesAtTelephoneRate(t *testing.T) {
 	needModel(t)
+	t.Parallel() // own one-decoder transcribers: another such test can use the other core
 	zero := &FeatureMap{Context: 0, Dim: 13, Weights: make([][]float32, 13), TrainedOn: "test: zeroes"}
 	for i := range zero.Weights {
 		zero.Weights[i] = make([]float32, zero.Inputs())

@@ -9,9 +9,10 @@ import (
 )
 
 // FeatureMapFitter accumulates pairs of utterances (band-limited cepstra and
-// wideband cepstra of the same audio, frame-aligned) and fits a FeatureMap by
-// ridge-regularised least squares. Only the normal equations are kept, so
-// memory does not grow with the amount of training speech.
+// wideband cepstra of the same audio, frame-aligned) and fits a
+// sphinx.FeatureMap by ridge-regularised least squares. Only the normal
+// equations are kept, so memory does not grow with the amount of training
+// speech.
 type FeatureMapFitter struct {
 	dim, context int
 	xtx          [][]float64 // P x P
