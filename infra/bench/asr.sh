@@ -11,7 +11,7 @@
 #
 # The "dev" variant (not in the default list) is the dev set the narrowband
 # feature map was chosen on: the first 24 of the 48 original labelled calls
-# (testdata/insights/callNN.txt, two digits; not the later, longer-numbered calls),
+# (testdata/insights/callNN.txt, two digits; not the three-digit calls),
 # same voices, 8 kHz WAV. Choose engine changes on it, not on the call set.
 # The "tagger-dev" variant decodes the tagger's dev split (testdata/insights-dev,
 # 37 calls written by other hands than the original 48, in six styles) the same

@@ -64,9 +64,9 @@ const (
 	// 1,007) once the domain text grew from 319 to 2,972 sentences; 0.5, not
 	// 0.7: the two tie within two words, and the smaller weight leaves the
 	// stock LM more of the talk that is not call-centre (0.7 was not measured
-	// on LibriVox; 0.3 and 0.5 score the same there). The sixth round grew
-	// the text to 8,695 sentences (the calls of 474 train calls) without
-	// choosing the weight again.
+	// on LibriVox; 0.3 and 0.5 score the same there). The weight was not
+	// chosen again on the current text (8,695 sentences, with the calls of
+	// 474 train calls).
 	DefaultDomainLMWeight = 0.5
 	DefaultVADThreshold   = 2.0
 	// DefaultSpeakerAdaptationWeight: see Config.SpeakerAdaptationWeight.

@@ -7,8 +7,8 @@
 // utterance drifts by seconds. The stock English LM is interpolated (weight
 // 0.5) with a call-centre trigram LM that this package builds at start-up from
 // in-domain text (lmdata/): a few hundred hand-written sentences and the
-// sentences of the tagger's training calls (lmtext.go says which calls and
-// why), never a sentence of an evaluation set. The stock LM was trained on
+// sentences of the tagger's training calls (train/lmtext.go says which calls
+// and why), never a sentence of an evaluation set. The stock LM was trained on
 // read text; what a support call says, and in what order, it barely knows.
 //
 // Telephone audio (8 kHz) leaves the wideband model's upper filters empty. Its
@@ -45,4 +45,9 @@
 // once and reused; channels of a call decode in parallel on separate decoders.
 // Builds without cgo get a stub whose NewTranscriber reports that the embedded
 // engine needs a cgo build.
+//
+// What builds the engine's data files (the narrowband map's fit, the domain
+// LM's text and the list of evaluation sets it must not read) is package
+// train (shared/engines/sphinx/train), which imports this one; the service
+// does not link it.
 package sphinx

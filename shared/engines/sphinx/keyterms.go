@@ -69,7 +69,7 @@ func planKeyterms(terms []string, known func(word string) bool) keytermPlan {
 	unknownSeen := map[string]bool{}
 	for _, term := range terms {
 		words := NormalizeText(term)
-		runs := knownRuns(words, known)
+		runs := KnownRuns(words, known)
 		for _, run := range runs {
 			plan.sentences = append(plan.sentences, strings.Join(run, " "))
 		}
@@ -84,4 +84,28 @@ func planKeyterms(terms []string, known func(word string) bool) keytermPlan {
 		}
 	}
 	return plan
+}
+
+// KnownRuns splits words into the maximal runs whose every word known
+// accepts: a job's keyterms here, the domain LM's training text in package
+// train.
+func KnownRuns(words []string, known func(word string) bool) [][]string {
+	var runs [][]string
+	start := -1
+	for i, w := range words {
+		if known(w) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			runs = append(runs, words[start:i])
+			start = -1
+		}
+	}
+	if start >= 0 {
+		runs = append(runs, words[start:])
+	}
+	return runs
 }

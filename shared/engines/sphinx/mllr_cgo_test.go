@@ -29,14 +29,15 @@ func scrambling() *MLLR {
 // unmapped) and 16 kHz speech by slt, decoded next on the same decoder, are
 // recognised as without the transform.
 func TestNarrowbandMLLRAppliesToMappedTelephoneChannelsOnly(t *testing.T) {
-	transcriber(t) // skips when the model is missing
+	needModel(t)
+	t.Parallel() // own one-decoder transcribers: another such test can use the other core
 	onlyHighTelephoneVoiceLost(t, Config{Decoders: 1, NarrowbandMLLR: scrambling()}, "a scrambling transform")
 }
 
 // A transform that does not fit the model, or one the decoder cannot apply,
 // stops the engine at start-up with an error that says so.
 func TestNarrowbandMLLRMustFitTheModel(t *testing.T) {
-	transcriber(t)
+	needModel(t)
 	for name, m := range map[string]*MLLR{
 		"one stream":  identityMLLR([]int{13}),
 		"wrong dim":   identityMLLR([]int{12, 12, 12}),

@@ -14,17 +14,17 @@ import (
 	"github.com/callscribe/callscribe/shared/callscribe"
 )
 
-// speakerLines are three sentences by one speaker, enough words (29) for the
-// channel to be adapted to (speakerMinWords).
+// speakerLines are two sentences by one speaker, enough words (23) for the
+// channel to be adapted to (speakerMinWords) with room for a few first-pass
+// errors. Decoding dominates these tests' time, so no more speech than that.
 var speakerLines = []string{
 	"Thank you for calling customer service. How can I help you today?",
 	"I can see the payment on your account from last Monday.",
-	"I have sent the refund to your card and it should arrive within five working days.",
 }
 
 func needSphinxTrain(t *testing.T) {
 	t.Helper()
-	transcriber(t) // skips when the model is missing
+	needModel(t)
 	if _, err := os.Stat(filepath.Join(DefaultSphinxTrainDir, "bw")); err != nil {
 		t.Skip("sphinxtrain is not installed; run make deps-speech")
 	}
@@ -57,6 +57,7 @@ func transcribeText(t *testing.T, tr *Transcriber, audio []byte) string {
 // decoded again, and still recognised; wideband audio is decoded once.
 func TestSpeakerAdaptationAdaptsTelephoneChannels(t *testing.T) {
 	needSphinxTrain(t)
+	t.Parallel() // own one-decoder transcribers: another such test can use the other core
 	var logs bytes.Buffer
 	tr, err := NewTranscriber(Config{Decoders: 1, SpeakerAdaptation: true,
 		Logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
@@ -82,6 +83,7 @@ func TestSpeakerAdaptationAdaptsTelephoneChannels(t *testing.T) {
 // without adaptation) and the failure is logged; the job does not fail.
 func TestSpeakerAdaptationFailureKeepsTheFirstPass(t *testing.T) {
 	needSphinxTrain(t)
+	t.Parallel() // own one-decoder transcribers: another such test can use the other core
 	tools := t.TempDir()
 	for _, tool := range []string{"bw", "mllr_solve"} {
 		if err := os.WriteFile(filepath.Join(tools, tool), []byte("#!/bin/sh\necho broken >&2\nexit 3\n"), 0o755); err != nil {
@@ -113,7 +115,7 @@ func TestSpeakerAdaptationFailureKeepsTheFirstPass(t *testing.T) {
 // Without SphinxTrain's tools the engine does not start with adaptation on,
 // and says what to install.
 func TestSpeakerAdaptationNeedsSphinxTrain(t *testing.T) {
-	transcriber(t)
+	needModel(t)
 	tr, err := NewTranscriber(Config{Decoders: 1, SpeakerAdaptation: true, SphinxTrainDir: t.TempDir()})
 	if err == nil {
 		tr.Close()

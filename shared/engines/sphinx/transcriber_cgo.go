@@ -114,6 +114,11 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 				os.RemoveAll(dir)
 				return nil, fmt.Errorf("sphinx: the narrowband MLLR transform has %d classes; the decoder applies one", x.m.Classes)
 			}
+			// Checked before the decoders load, which takes seconds.
+			if err := x.m.checkStreams(modelStreams); err != nil {
+				os.RemoveAll(dir)
+				return nil, fmt.Errorf("sphinx: the narrowband MLLR transform does not fit the model: %w", err)
+			}
 			*x.path = filepath.Join(dir, x.name)
 			if err := os.WriteFile(*x.path, x.m.Format(), 0o600); err != nil {
 				os.RemoveAll(dir)
@@ -193,12 +198,6 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 	if dim := t.all[0].cepDim(); (len(transforms) > 0 || t.speaker != nil) && dim != modelStreams[0] {
 		t.Close()
 		return nil, fmt.Errorf("sphinx: the model's cepstra have %d values; its MLLR transforms are for %d", dim, modelStreams[0])
-	}
-	for _, m := range transforms {
-		if err := m.checkStreams(modelStreams); err != nil {
-			t.Close()
-			return nil, fmt.Errorf("sphinx: the narrowband MLLR transform does not fit the model: %w", err)
-		}
 	}
 	log.Info("sphinx decoders ready", "decoders", cfg.Decoders, "domain_lm_weight", max(cfg.DomainLMWeight, 0),
 		"narrowband_map", t.narrow != nil, "narrowband_mllr", t.mappedMLLRPath != "", "narrowband_unmapped_mllr", t.unmappedMLLRPath != "", "elapsed_ms", time.Since(start).Milliseconds())

@@ -20,6 +20,7 @@ import (
 	"github.com/callscribe/callscribe/shared/callscribe"
 	"github.com/callscribe/callscribe/shared/engines/insights/evalset"
 	"github.com/callscribe/callscribe/shared/engines/sphinx"
+	"github.com/callscribe/callscribe/shared/engines/sphinx/train"
 )
 
 // speakerAdaptation: the engine runs as the local stack runs it by default
@@ -224,9 +225,9 @@ func lastLine(b []byte) string {
 // verbatim in the speech engine's in-domain LM text. A non-zero figure means the
 // after-speech score is flattered by the LM having seen the test calls.
 func contamination(calls []evalset.LabelledCall) (hits, total int) {
-	index := sphinx.NewDomainTextIndex()
+	index := train.NewDomainTextIndex()
 	for _, c := range calls {
-		for _, s := range sphinx.DialogueSentences(c.Text, sphinx.AnyWord, 6) {
+		for _, s := range train.DialogueSentences(c.Text, train.AnyWord, 6) {
 			total++
 			if index.Contains(s) {
 				hits++

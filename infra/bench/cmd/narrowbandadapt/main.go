@@ -32,6 +32,7 @@ import (
 
 	"github.com/callscribe/callscribe/infra/bench/internal/speechdata"
 	"github.com/callscribe/callscribe/shared/engines/sphinx"
+	"github.com/callscribe/callscribe/shared/engines/sphinx/train"
 )
 
 // mappedVoices are the voices of the narrowband map's training set
@@ -85,7 +86,7 @@ func main() {
 		fatal(fmt.Errorf("preparing the model for SphinxTrain: %w", err))
 	}
 	dict := filepath.Join(*modelDir, "cmudict-en-us.dict")
-	words, err := sphinx.ReadDictionaryWords(dict)
+	words, err := train.ReadDictionaryWords(dict)
 	if err != nil {
 		fatal(err)
 	}

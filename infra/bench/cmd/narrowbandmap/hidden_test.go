@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/callscribe/callscribe/shared/engines/sphinx"
+	"github.com/callscribe/callscribe/shared/engines/sphinx/train"
 )
 
 // utterance returns n frames of dim values around a per-utterance offset, so
@@ -38,7 +39,7 @@ func TestTrainHiddenLearnsWhatLinearCannot(t *testing.T) {
 	const dim, n = 2, 300
 	rng := rand.New(rand.NewSource(3))
 	var pairs []FramePair
-	f := sphinx.NewFeatureMapFitter(dim, 0)
+	f := train.NewFeatureMapFitter(dim, 0)
 	for u := 0; u < 20; u++ {
 		narrow := utterance(rng, n, dim)
 		norm := sphinx.MeanNormalised(narrow, dim)

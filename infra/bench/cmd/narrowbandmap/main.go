@@ -33,6 +33,7 @@ import (
 
 	"github.com/callscribe/callscribe/infra/bench/internal/speechdata"
 	"github.com/callscribe/callscribe/shared/engines/sphinx"
+	"github.com/callscribe/callscribe/shared/engines/sphinx/train"
 )
 
 // defaultVoices is the training voice set the shipped map was fitted on
@@ -105,7 +106,7 @@ func (t *trainer) fit(voiceList string) (*sphinx.FeatureMap, error) {
 	voices := strings.Split(voiceList, ",")
 	ctx := context.Background()
 	var (
-		fitter  *sphinx.FeatureMapFitter
+		fitter  *train.FeatureMapFitter
 		heldOut []FramePair
 		pairs   []FramePair
 		seconds float64
@@ -125,7 +126,7 @@ func (t *trainer) fit(voiceList string) (*sphinx.FeatureMap, error) {
 				return nil, err
 			}
 			if fitter == nil {
-				fitter = sphinx.NewFeatureMapFitter(dim, t.context)
+				fitter = train.NewFeatureMapFitter(dim, t.context)
 			}
 			if i%10 == 9 {
 				heldOut = append(heldOut, FramePair{Narrow: nc, Wide: wc})

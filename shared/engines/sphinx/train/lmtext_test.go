@@ -1,4 +1,4 @@
-package sphinx
+package train
 
 import (
 	"os"
@@ -54,7 +54,7 @@ func TestReadDictionaryWords(t *testing.T) {
 // formulas written independently by other writers included, so this holds
 // for the hand-written text and the generated one alike.
 func TestDomainTextDisjointFromEvaluation(t *testing.T) {
-	files, err := EvaluationFiles(filepath.Join("..", "..", "..", "testdata"))
+	files, err := EvaluationFiles(filepath.Join("..", "..", "..", "..", "testdata"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package sphinx
+package train
 
 import (
 	"bufio"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/callscribe/callscribe/shared/engines/sphinx"
 )
 
 // Training text for the domain LM from written dialogues.
@@ -17,35 +19,13 @@ import (
 // several styles. lmdata/calls.txt is generated from them by `make lm-text`
 // (infra/bench/cmd/lmtext) with the functions below, so that what reaches the
 // LM is exactly what the decoder can say: words of its pronouncing
-// dictionary, one sentence a line, in the form NormalizeText gives.
+// dictionary, one sentence a line, in the form sphinx.NormalizeText gives.
 //
 // A sentence is cut where a word is missing from the dictionary (made-up
 // company names, order numbers, postcodes): the decoder can never output such
 // a word, and gluing its neighbours together would teach the LM word pairs
 // nobody says. Runs shorter than two words carry no n-gram beyond a unigram
 // and are dropped.
-
-// knownRuns splits words into the maximal runs whose every word known accepts.
-func knownRuns(words []string, known func(word string) bool) [][]string {
-	var runs [][]string
-	start := -1
-	for i, w := range words {
-		if known(w) {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		if start >= 0 {
-			runs = append(runs, words[start:i])
-			start = -1
-		}
-	}
-	if start >= 0 {
-		runs = append(runs, words[start:])
-	}
-	return runs
-}
 
 // isSentenceEnd reports whether r ends a spoken sentence in written dialogue.
 func isSentenceEnd(r rune) bool {
@@ -61,7 +41,7 @@ func isSentenceEnd(r rune) bool {
 func LMSentences(text string, known func(word string) bool, minWords int) []string {
 	var out []string
 	for _, sentence := range strings.FieldsFunc(text, isSentenceEnd) {
-		for _, run := range knownRuns(NormalizeText(sentence), known) {
+		for _, run := range sphinx.KnownRuns(sphinx.NormalizeText(sentence), known) {
 			if len(run) >= minWords {
 				out = append(out, strings.Join(run, " "))
 			}
@@ -93,9 +73,9 @@ type DomainTextIndex struct {
 	joined string // the normalised text, space-separated, with a space at each end
 }
 
-// NewDomainTextIndex indexes DomainText.
+// NewDomainTextIndex indexes sphinx.DomainText.
 func NewDomainTextIndex() *DomainTextIndex {
-	return &DomainTextIndex{joined: " " + strings.Join(NormalizeText(DomainText()), " ") + " "}
+	return &DomainTextIndex{joined: " " + strings.Join(sphinx.NormalizeText(sphinx.DomainText()), " ") + " "}
 }
 
 // Contains reports whether the normalised sentence (words separated by single
