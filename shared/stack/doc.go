@@ -6,6 +6,7 @@
 //	------------------------   -----------------------------------  -------------------------------------------
 //	JobStore                   adapters/sqlite                      adapters/dynamodb
 //	AccountStore               adapters/sqlite                      adapters/dynamodb (API keys) + Cognito sessions
+//	IdempotencyStore           adapters/sqlite                      adapters/dynamodb (TTL expires records)
 //	AudioStore                 adapters/diskaudio                   adapters/s3
 //	UploadSigner               adapters/diskaudio (/local-uploads)  adapters/s3 (presigned POST)
 //	AudioLinker                adapters/diskaudio (/local-audio)    adapters/s3 (presigned GET)

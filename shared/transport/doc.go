@@ -2,8 +2,10 @@
 //   - httpapi: the net/http handlers (Go 1.22 route patterns) of the public API
 //     and the dashboard's routes; error code to HTTP status in one table
 //     (respond.go).
-//   - lambdaapi: the Lambda entry points (API Gateway events, SQS batches) and
-//     the inventory of functions that template.yaml is checked against.
+//   - lambdaapi: the API functions' Lambda entry points (API Gateway events
+//     through net/http); lambdaapi/workers the worker functions' (SQS
+//     batches), which link no HTTP transport; lambdaapi/inventory the
+//     functions, routes and queues that template.yaml is checked against.
 //   - openapi: the OpenAPI document, the one source of the wire contract,
 //     served at /openapi.json.
 //   - dashboard: the web dashboard (web/ is its TypeScript source), embedded
