@@ -95,3 +95,54 @@ func (s *Store) DeleteAudio(ctx context.Context, key string) error {
 	}
 	return nil
 }
+
+// PutMarker creates an empty file under key with O_EXCL, so of concurrent
+// callers exactly one succeeds, and syncs it and its directory before
+// returning, so the marker survives a crash that follows.
+func (s *Store) PutMarker(ctx context.Context, key string) error {
+	p, err := s.path(key)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(p)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("creating marker directory: %w", err)
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return callscribe.Errorf(callscribe.CodeConflict, "a marker exists under %s", key)
+	}
+	if err != nil {
+		return fmt.Errorf("creating marker: %w", err)
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = syncDir(dir)
+	}
+	if err != nil {
+		return fmt.Errorf("storing marker: %w", err)
+	}
+	return nil
+}
+
+// exists reports whether an object is stored under key.
+func (s *Store) exists(key string) bool {
+	p, err := s.path(key)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(p)
+	return err == nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/callscribe/callscribe/shared/callscribe"
 )
 
 // UploadPath is where the local stack receives presigned uploads.
@@ -98,6 +100,12 @@ func (u *Uploads) receive(w http.ResponseWriter, r *http.Request, fields map[str
 	maxBytes, err2 := strconv.ParseInt(limit, 10, 64)
 	if err1 != nil || err2 != nil || u.now().Unix() > exp {
 		uploadError(w, http.StatusForbidden, "UPLOAD_EXPIRED", "The upload URL has expired; ask for a new one.")
+		return
+	}
+	if u.store.exists(callscribe.ConsumedUploadKey(key)) {
+		// The upload already made a job; storing again would only leave an
+		// object nobody can use.
+		uploadError(w, http.StatusConflict, "UPLOAD_CONSUMED", "This upload was already used for a job; ask for a new one.")
 		return
 	}
 	tmp, err := os.CreateTemp(u.store.root, ".incoming-*")
