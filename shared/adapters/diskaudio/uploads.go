@@ -108,7 +108,7 @@ func (u *Uploads) receive(w http.ResponseWriter, r *http.Request, fields map[str
 		uploadError(w, http.StatusConflict, "UPLOAD_CONSUMED", "This upload was already used for a job; ask for a new one.")
 		return
 	}
-	tmp, err := os.CreateTemp(u.store.root, ".incoming-*")
+	tmp, err := os.CreateTemp(u.store.root, incomingPattern)
 	if err != nil {
 		uploadError(w, http.StatusInternalServerError, "INTERNAL_ERROR", "The upload could not be stored.")
 		return

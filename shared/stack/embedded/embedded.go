@@ -133,6 +133,9 @@ func (l *Local) Run(ctx context.Context, ready func(addr string)) error {
 	if err := l.requeueOrphans(ctx); err != nil {
 		return err
 	}
+	// What a killed predecessor was writing is garbage now; before serving,
+	// so nothing of this run's is mistaken for it.
+	l.sweepTemps(time.Now())
 	ln, err := net.Listen("tcp", l.Config.ListenAddr)
 	if err != nil {
 		return fmt.Errorf("listening on LISTEN_ADDR=%s: %w", l.Config.ListenAddr, err)
@@ -212,7 +215,63 @@ func (l *Local) requeueOrphans(ctx context.Context) error {
 	return nil
 }
 
-// purgeLoop removes the records of jobs deleted more than RETENTION_DAYS ago.
+// StaleTempAge is how old a temporary file must be before the sweep removes
+// it. The process's own temporaries live for one request or one write
+// (seconds; a slow client's presigned upload, minutes), so an hour-old one
+// belongs to a process that was killed. Other processes sharing the OS
+// temporary directory keep theirs: they are younger than this while in use.
+const StaleTempAge = time.Hour
+
+// tempPatterns are the files this process names in the OS temporary
+// directory: upload spools (jobs.SpoolPattern) and the embedded engine's
+// keyterm models (engines/sphinx, removed right after being read). The
+// engine's model directory (callscribe-sphinx-*) is not among them: it lives
+// as long as its process, so its age says nothing.
+var tempPatterns = []string{jobs.SpoolPattern, "callscribe-keyterms-*.arpa"}
+
+// sweepTemps removes temporary files older than StaleTempAge from every place
+// the process writes them: the audio store's tree (diskaudio) and the OS
+// temporary directory. SQLite's own files (-wal, -shm, -journal) are SQLite's
+// to recover and are never matched.
+func (l *Local) sweepTemps(now time.Time) {
+	cutoff := now.Add(-StaleTempAge)
+	n, err := l.Audio.RemoveStaleTemps(cutoff)
+	if err != nil {
+		l.Logger.Error("removing stale temporary audio files failed", "err", err)
+	}
+	m, err := removeStaleTempFiles(os.TempDir(), tempPatterns, cutoff)
+	if err != nil {
+		l.Logger.Error("removing stale spool files failed", "err", err)
+	}
+	if n+m > 0 {
+		l.Logger.Info("removed temporary files left by a killed process", "audio", n, "spool", m)
+	}
+}
+
+// removeStaleTempFiles deletes the regular files directly in dir matching one
+// of patterns (os.CreateTemp patterns) and last written before cutoff.
+func removeStaleTempFiles(dir string, patterns []string, cutoff time.Time) (int, error) {
+	removed := 0
+	for _, pattern := range patterns {
+		matches, err := filepath.Glob(filepath.Join(dir, pattern))
+		if err != nil {
+			return removed, err
+		}
+		for _, p := range matches {
+			info, err := os.Lstat(p)
+			if err != nil || !info.Mode().IsRegular() || !info.ModTime().Before(cutoff) {
+				continue
+			}
+			if os.Remove(p) == nil {
+				removed++
+			}
+		}
+	}
+	return removed, nil
+}
+
+// purgeLoop removes the records of jobs deleted more than RETENTION_DAYS ago,
+// abandoned staged uploads and stale temporary files, hourly.
 func (l *Local) purgeLoop(ctx context.Context) {
 	tick := time.NewTicker(time.Hour)
 	defer tick.Stop()
@@ -225,6 +284,7 @@ func (l *Local) purgeLoop(ctx context.Context) {
 		} else if n > 0 {
 			l.Logger.Info("purged deleted jobs past retention", "count", n)
 		}
+		l.sweepTemps(time.Now())
 		// Like the bucket's lifecycle rule: staged uploads left for a day were abandoned.
 		if n, err := l.Audio.RemoveStaleUploads(jobs.UploadsPrefix, time.Now().Add(-24*time.Hour)); err != nil {
 			l.Logger.Error("removing abandoned staged uploads failed", "err", err)
