@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/callscribe/callscribe/shared/adapters/diskaudio"
@@ -47,6 +48,11 @@ type Local struct {
 	Service *jobs.Service
 	Server  *httpapi.Server
 	Worker  *pipeline.Worker
+
+	// Set by Run's shutdown for Close: when closing must be done by, and
+	// whether a worker was still running at the end.
+	closeBy        time.Time
+	workersRunning atomic.Bool
 }
 
 // Open builds the local stack under cfg.DataDir with the providers of table
@@ -115,10 +121,28 @@ func sessionSecret(cfg config.Config) ([]byte, error) {
 	return []byte(secret), nil
 }
 
-// Close releases the database and engines.
+// Close releases the engines and the database. After Run's shutdown it
+// finishes within the grace: it gives up waiting at the budget's closeBy (the
+// process is about to exit; SQLite recovers its journal at the next start),
+// and leaves the engines open when a worker may still be inside one.
 func (l *Local) Close() {
-	l.Engines.Close()
-	l.DB.Close()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if !l.workersRunning.Load() {
+			l.Engines.Close()
+		}
+		l.DB.Close()
+	}()
+	if l.closeBy.IsZero() {
+		<-done
+		return
+	}
+	select {
+	case <-done:
+	case <-time.After(time.Until(l.closeBy)):
+		l.Logger.Warn("closing the engines and the database did not finish within the grace")
+	}
 }
 
 // Run serves HTTP and runs the workers until ctx is cancelled, then shuts down
@@ -153,11 +177,12 @@ func (l *Local) Run(ctx context.Context, ready func(addr string)) error {
 	srv := httpapi.NewHTTPServer(routes)
 
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	budget := newShutdownBudget(l.shutdownGrace())
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		if err := queue.Consume(workCtx, l.Config.Workers, l.Worker, sqlite.ConsumeOptions{Logger: l.Logger, HandBackAfter: l.shutdownGrace()}); err != nil && !errors.Is(err, context.Canceled) {
+		if err := queue.Consume(workCtx, l.Config.Workers, l.Worker, sqlite.ConsumeOptions{Logger: l.Logger, HandBackAfter: budget.handBack}); err != nil && !errors.Is(err, context.Canceled) {
 			l.Logger.Error("queue consumer stopped", "err", err)
 		}
 	}()
@@ -178,16 +203,53 @@ func (l *Local) Run(ctx context.Context, ready func(addr string)) error {
 		wg.Wait()
 		return err
 	}
-	// Stop taking work and connections at once; requests and jobs in flight
-	// get ShutdownGrace to finish, then jobs are handed back to the queue for
-	// the next start (sqlite.ConsumeOptions.HandBackAfter).
+	// Stop taking work and connections at once. Everything after fits in
+	// ShutdownGrace, counted from here, so a supervisor that kills at the
+	// grace never cuts a step off: requests and jobs in flight get until
+	// budget.handBack to finish, then open connections are closed and jobs
+	// handed back to the queue for the next start
+	// (sqlite.ConsumeOptions.HandBackAfter); the workers get until
+	// budget.workersBy to return, and Close the rest of the grace.
+	start := time.Now()
 	l.Logger.Info("shutting down", "grace", l.shutdownGrace().String())
 	stopWork()
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), l.shutdownGrace())
+	drainCtx, cancel := context.WithDeadline(context.Background(), start.Add(budget.handBack))
 	defer cancel()
-	err = srv.Shutdown(shutdownCtx)
-	wg.Wait()
-	return err
+	err = srv.Shutdown(drainCtx)
+	if err != nil {
+		// Requests still running at the hand-back point are cut off; their
+		// clients see the connection close, as after a crash.
+		srv.Close()
+		l.Logger.Warn("requests still in flight at the end of the grace were cut off", "err", err)
+	}
+	stopped := make(chan struct{})
+	go func() { wg.Wait(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-time.After(time.Until(start.Add(budget.workersBy))):
+		// A handler that ignores cancellation (an engine deep in a decode)
+		// is left behind: its message is still leased, and RecoverInFlight
+		// at the next start redelivers it, as after a crash.
+		l.workersRunning.Store(true)
+		l.Logger.Warn("workers did not stop within the grace; their jobs run again at the next start")
+	}
+	l.closeBy = start.Add(budget.closeBy)
+	return nil
+}
+
+// shutdownBudget splits ShutdownGrace, counted from the signal, between the
+// steps of a shutdown: in-flight work until handBack, the workers returning
+// until workersBy, closing the engines and the database until closeBy, which
+// falls short of the grace by a margin for the process to exit.
+type shutdownBudget struct {
+	handBack, workersBy, closeBy time.Duration
+}
+
+func newShutdownBudget(grace time.Duration) shutdownBudget {
+	// A tenth of the grace, at most a second, for each step after the hand
+	// back and for the exit: 2 s of work within 20 s, 0.8 s within 2 s.
+	step := min(grace/10, time.Second)
+	return shutdownBudget{handBack: grace - 4*step, workersBy: grace - 3*step, closeBy: grace - step}
 }
 
 // shutdownGrace is SHUTDOWN_GRACE, or its default for a Config built by hand.
