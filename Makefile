@@ -22,7 +22,7 @@ test: deps web
 ## soak: kill -9 the local server SOAK_KILLS times (default 40) at random points
 ## of a heavier mixed workload; CALLSCRIBE_CRASH_SEED=<seed> replays a run.
 SOAK_KILLS ?= 40
-soak: deps
+soak: deps-speech
 	CALLSCRIBE_SOAK_KILLS=$(SOAK_KILLS) $(GO) test -count=1 -timeout 60m -run 'TestBlackBoxCrashLoop$$' -v ./infra/embeddedserver
 
 ## check-generated: the OpenAPI document lints clean, what is generated from it is current,
