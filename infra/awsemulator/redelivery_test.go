@@ -37,6 +37,7 @@ import (
 const (
 	failingLanguage = "zz"
 	killLanguage    = "en-kill"
+	panicLanguage   = "en-panic"
 )
 
 // flakyEngine is the deterministic test engine, slowed down, except that a
@@ -55,7 +56,8 @@ func (e *flakyEngine) Transcribe(ctx context.Context, req callscribe.Transcripti
 // deliveryHook stands between the transcription function's poller and the
 // function: it counts deliveries by job (or by body, for one that does not
 // decode) and stops the first delivery of a job hinted killLanguage once it
-// is processing.
+// is processing, or panics in the first delivery of one hinted panicLanguage
+// (inside the function, as the emulator's invokeWorker sees it).
 type deliveryHook struct {
 	backend *awsstack.AWS
 	account string
@@ -79,6 +81,9 @@ func (h *deliveryHook) wrap(f inventory.Function, invoke workerInvoke) workerInv
 		first := h.counts[key] == 1
 		h.mu.Unlock()
 		job, err := h.backend.Service.Get(ctx, h.account, key)
+		if first && err == nil && job.Language == panicLanguage {
+			return invoke(&panickingContext{ctx}, m)
+		}
 		if !first || err != nil || job.Language != killLanguage {
 			return invoke(ctx, m)
 		}
@@ -100,6 +105,12 @@ func (h *deliveryHook) wrap(f inventory.Function, invoke workerInvoke) workerInv
 		return errKilled
 	}
 }
+
+// panickingContext makes the function panic the first time it reads a value
+// from its context (the Lambda handler and the stores do, early on).
+type panickingContext struct{ context.Context }
+
+func (c *panickingContext) Value(key any) any { panic("worker function crashed") }
 
 func (h *deliveryHook) deliveries(key string) int {
 	h.mu.Lock()
@@ -217,6 +228,19 @@ func TestWorkerRedeliveryAndDeadLetters(t *testing.T) {
 		requireNoMessage(t, client, dlqURL)
 	})
 
+	// A function that panics mid-invocation fails that invocation only: the
+	// message comes back after the visibility timeout and the job succeeds.
+	t.Run("PanickingInvocationIsRedelivered", func(t *testing.T) {
+		job := submit(t, panicLanguage)
+		done := waitTerminal(t, job.ID, 30*time.Second)
+		if done.Status != callscribe.StatusSucceeded {
+			t.Fatalf("job %s, error %+v; want succeeded after the redelivery", done.Status, done.Error)
+		}
+		if n := hook.deliveries(job.ID); n != 2 {
+			t.Errorf("%d deliveries, want 2 (the panicking one and the redelivery)", n)
+		}
+	})
+
 	// A body no worker can decode is received QueueMaxReceives times, then
 	// SQS moves it to the dead-letter queue.
 	t.Run("UndecodableMessageEndsInDLQ", func(t *testing.T) {
@@ -235,6 +259,8 @@ func TestWorkerRedeliveryAndDeadLetters(t *testing.T) {
 
 	// A job whose engine always errors is not left processing: it fails with
 	// a reason within QueueMaxReceives deliveries, releasing its minutes.
+	// (MaxJobAttempts < QueueMaxReceives: the delivery after the last attempt
+	// fails the job and is acknowledged, so the message does not reach the DLQ.)
 	t.Run("AlwaysFailingJobEndsFailed", func(t *testing.T) {
 		before := usedSeconds(t)
 		job := submit(t, failingLanguage)

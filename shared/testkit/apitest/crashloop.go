@@ -129,7 +129,7 @@ func RunCrashLoop(t *testing.T, target Restarter, opts Options, cfg CrashLoop) {
 				if id, err := w.derive(kind, src.id); err == nil {
 					record(&crashJob{id: id, kind: kind})
 				}
-			case op == 7 && len(done) > 2:
+			case op == 7 && len(done) > 2 && r.Intn(4) == 0:
 				count("delete")
 				victim := done[r.Intn(len(done))]
 				if status, _, err := w.call(http.MethodDelete, "/v1/transcriptions/"+victim.id, nil, ""); err == nil && status == http.StatusAccepted {
