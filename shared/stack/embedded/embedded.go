@@ -247,7 +247,7 @@ type shutdownBudget struct {
 
 func newShutdownBudget(grace time.Duration) shutdownBudget {
 	// A tenth of the grace, at most a second, for each step after the hand
-	// back and for the exit: 2 s of work within 20 s, 0.8 s within 2 s.
+	// back and for the exit: 16 s of work within 20 s, 1.2 s within 2 s.
 	step := min(grace/10, time.Second)
 	return shutdownBudget{handBack: grace - 4*step, workersBy: grace - 3*step, closeBy: grace - step}
 }
