@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO    ?= go
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: run test check-generated deps deps-speech deps-aws deps-web web build test-go fuzz bench-asr bench-insights train-insights check-model bench-api bench-coldstart bench narrowband-map narrowband-adapt lm-text word-clusters word-vectors run-aws-local deploy clean
+.PHONY: run test soak check-generated deps deps-speech deps-aws deps-web web build test-go fuzz bench-asr bench-insights train-insights check-model bench-api bench-coldstart bench narrowband-map narrowband-adapt lm-text word-clusters word-vectors run-aws-local deploy clean
 
 ## run: start the whole service locally on the embedded stack (SQLite, disk, in-process queue),
 ## with the web dashboard at / (built first).
@@ -18,6 +18,12 @@ test: deps web
 	cd shared/transport/dashboard/web && npm run --silent test:unit
 	$(GO) test -count=1 -timeout 20m ./...
 	$(MAKE) fuzz
+
+## soak: kill -9 the local server SOAK_KILLS times (default 40) at random points
+## of a heavier mixed workload; CALLSCRIBE_CRASH_SEED=<seed> replays a run.
+SOAK_KILLS ?= 40
+soak: deps-speech
+	CALLSCRIBE_SOAK_KILLS=$(SOAK_KILLS) $(GO) test -count=1 -timeout 60m -run 'TestBlackBoxCrashLoop$$' -v ./infra/embeddedserver
 
 ## check-generated: the OpenAPI document lints clean, what is generated from it is current,
 ## and oapi-codegen's output for the whole document builds.

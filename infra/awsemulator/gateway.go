@@ -158,7 +158,15 @@ func (g *gateway) call(w http.ResponseWriter, r *http.Request, routeKey string, 
 // the message for redelivery, as the event source mapping does.
 func invokeWorker(h workers.SQSEventHandler, queueURL string) func(context.Context, types.Message) error {
 	arn := "arn:aws:sqs:us-east-1:000000000000:" + queueURL[strings.LastIndex(queueURL, "/")+1:]
-	return func(ctx context.Context, m types.Message) error {
+	return func(ctx context.Context, m types.Message) (err error) {
+		// A panicking Lambda invocation fails that invocation only: the
+		// runtime reports the error and SQS redelivers the message after its
+		// visibility timeout. The emulator must not die of it either.
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("worker function panicked: %v", r)
+			}
+		}()
 		rec := events.SQSMessage{
 			MessageId:         aws.ToString(m.MessageId),
 			ReceiptHandle:     aws.ToString(m.ReceiptHandle),

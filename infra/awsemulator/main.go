@@ -49,6 +49,7 @@ import (
 	ddb "github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
 	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/callscribe/callscribe/shared/adapters/dynamodb"
 	"github.com/callscribe/callscribe/shared/adapters/s3"
@@ -116,7 +117,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		}
 		cfg.SessionSecret = hex.EncodeToString(buf)
 	}
-	if err := provision(ctx, servers, &cfg); err != nil {
+	if err := provision(ctx, servers, &cfg, sqs.QueueOptions{}); err != nil {
 		return err
 	}
 	if cfg.Transcriber == "aws-transcribe" {
@@ -151,7 +152,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	gw.cognito = &cognitoStandIn{service: backend.Service, sessions: sessions}
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
-	if err := startWorkers(workCtx, &wg, backend, servers, cfg, logger); err != nil {
+	if err := startWorkers(workCtx, &wg, backend, servers, cfg, logger, providers(), nil); err != nil {
 		stopWork()
 		ln.Close()
 		return err
@@ -176,14 +177,15 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	return err
 }
 
-// provision creates the tables, queues and bucket and points cfg at them.
-func provision(ctx context.Context, servers *awstest.Servers, cfg *config.Config) error {
+// provision creates the tables, queues (with queueOpts: tests shorten the
+// visibility timeout) and bucket and points cfg at them.
+func provision(ctx context.Context, servers *awstest.Servers, cfg *config.Config, queueOpts sqs.QueueOptions) error {
 	tables := dynamodb.PrefixedTableNames(tablePrefix)
 	if err := dynamodb.CreateTables(ctx, ddb.NewFromConfig(servers.DynamoDBConfig()), tables); err != nil {
 		return err
 	}
 	names := []string{queuePrefix + inventory.QueueTranscription, queuePrefix + inventory.QueueDerived, queuePrefix + inventory.QueueCallback}
-	qs, err := sqs.CreateQueues(ctx, awssqs.NewFromConfig(servers.SQSConfig()), names, sqs.QueueOptions{})
+	qs, err := sqs.CreateQueues(ctx, awssqs.NewFromConfig(servers.SQSConfig()), names, queueOpts)
 	if err != nil {
 		return err
 	}
@@ -202,9 +204,18 @@ func provision(ctx context.Context, servers *awstest.Servers, cfg *config.Config
 	return nil
 }
 
+// workerInvoke hands one SQS message to a worker function; a non-nil error
+// leaves the message invisible until its visibility timeout, as a failed or
+// killed Lambda invocation does.
+type workerInvoke func(ctx context.Context, m types.Message) error
+
 // startWorkers polls each worker function's queue (the event source mapping's
-// job on AWS) with WORKERS messages in flight per queue.
-func startWorkers(ctx context.Context, wg *sync.WaitGroup, backend *awsstack.AWS, servers *awstest.Servers, cfg config.Config, logger *slog.Logger) error {
+// job on AWS) with WORKERS messages in flight per queue, building the
+// functions' engines from table. wrap, if not nil, stands between the poller
+// and each function, so a test can stop an invocation midway (a Lambda killed
+// mid-job) or make it fail.
+func startWorkers(ctx context.Context, wg *sync.WaitGroup, backend *awsstack.AWS, servers *awstest.Servers, cfg config.Config, logger *slog.Logger,
+	table engines.Table[*awsstack.AWS], wrap func(f inventory.Function, invoke workerInvoke) workerInvoke) error {
 	client := awssqs.NewFromConfig(servers.SQSConfig())
 	urls := map[string]string{
 		inventory.QueueTranscription: cfg.TranscriptionQueueURL,
@@ -215,15 +226,19 @@ func startWorkers(ctx context.Context, wg *sync.WaitGroup, backend *awsstack.AWS
 		if !f.IsWorker() {
 			continue
 		}
-		h, _, err := workers.Handler(f, backend, providers())
+		h, _, err := workers.Handler(f, backend, table)
 		if err != nil {
 			return fmt.Errorf("function %s: %w", f.Name, err)
 		}
 		log := logger.With("function", f.Name)
+		invoke := workerInvoke(invokeWorker(h, urls[f.Queue]))
+		if wrap != nil {
+			invoke = wrap(f, invoke)
+		}
 		p := &sqs.Poller{
 			Client:      client,
 			QueueURL:    urls[f.Queue],
-			Handle:      invokeWorker(h, urls[f.Queue]),
+			Handle:      invoke,
 			Concurrency: cfg.Workers,
 			OnError:     func(err error) { log.Warn("worker message not acknowledged", "err", err) },
 		}

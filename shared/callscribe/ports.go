@@ -82,7 +82,18 @@ type AudioStore interface {
 	OpenAudio(ctx context.Context, key string) (io.ReadCloser, error)
 	// DeleteAudio removes the object; deleting an absent key is not an error.
 	DeleteAudio(ctx context.Context, key string) error
+	// PutMarker stores an empty object under key only if none exists, atomically
+	// and durably: of any number of calls for one key (concurrent, or across
+	// restarts) exactly one succeeds, the others fail with CONFLICT. It records
+	// that a staged upload was consumed (ConsumedUploadKey).
+	PutMarker(ctx context.Context, key string) error
 }
+
+// ConsumedUploadKey is the marker recording that the staged upload under
+// uploadKey became a job: it lives beside the upload, so whatever expires
+// abandoned uploads (the bucket's lifecycle rule, the local purge) expires the
+// markers too, by which time the upload's signed form has long expired.
+func ConsumedUploadKey(uploadKey string) string { return uploadKey + ".consumed" }
 
 // UploadSigner hands out presigned direct-to-storage uploads for files larger
 // than one API request can carry (the two-step upload): S3's presigned POST on

@@ -11,8 +11,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
+)
+
+// The store's temporary files: an object being written (beside its key) and a
+// presigned upload being received (at the root). The process removes them
+// itself unless it is killed; RemoveStaleTemps sweeps what a crash left.
+const (
+	writingPattern  = ".upload-*"
+	incomingPattern = ".incoming-*"
 )
 
 // Store implements callscribe.AudioStore on a directory.
@@ -44,7 +53,7 @@ func (s *Store) PutAudio(ctx context.Context, key string, r io.ReadSeeker, size 
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return fmt.Errorf("creating audio directory: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(p), ".upload-*")
+	tmp, err := os.CreateTemp(filepath.Dir(p), writingPattern)
 	if err != nil {
 		return fmt.Errorf("creating audio file: %w", err)
 	}
@@ -94,4 +103,94 @@ func (s *Store) DeleteAudio(ctx context.Context, key string) error {
 		return fmt.Errorf("deleting audio: %w", err)
 	}
 	return nil
+}
+
+// PutMarker creates an empty file under key with O_EXCL, so of concurrent
+// callers exactly one succeeds, and syncs it and its directory before
+// returning, so the marker survives a crash that follows.
+func (s *Store) PutMarker(ctx context.Context, key string) error {
+	p, err := s.path(key)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(p)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("creating marker directory: %w", err)
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return callscribe.Errorf(callscribe.CodeConflict, "a marker exists under %s", key)
+	}
+	if err != nil {
+		return fmt.Errorf("creating marker: %w", err)
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = syncDir(dir)
+	}
+	if err != nil {
+		return fmt.Errorf("storing marker: %w", err)
+	}
+	return nil
+}
+
+// exists reports whether an object is stored under key.
+func (s *Store) exists(key string) bool {
+	p, err := s.path(key)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(p)
+	return err == nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// RemoveStaleTemps deletes the store's own temporary files (writingPattern,
+// incomingPattern) anywhere under the root last written before cutoff: the
+// leftovers of a process killed while writing. Stored objects, whatever
+// their age, are never touched.
+func (s *Store) RemoveStaleTemps(cutoff time.Time) (int, error) {
+	removed := 0
+	err := filepath.WalkDir(s.root, func(p string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if !isTemp(d.Name()) {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil // removed meanwhile
+		}
+		if info.ModTime().Before(cutoff) {
+			if err := os.Remove(p); err == nil {
+				removed++
+			}
+		}
+		return nil
+	})
+	return removed, err
+}
+
+func isTemp(name string) bool {
+	for _, pattern := range []string{writingPattern, incomingPattern} {
+		if ok, _ := filepath.Match(pattern, name); ok {
+			return true
+		}
+	}
+	return false
 }

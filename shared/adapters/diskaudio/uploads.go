@@ -104,7 +104,13 @@ func (u *Uploads) receive(w http.ResponseWriter, r *http.Request, fields map[str
 		uploadError(w, r, http.StatusForbidden, "UPLOAD_EXPIRED", "The upload URL has expired; ask for a new one.")
 		return
 	}
-	tmp, err := os.CreateTemp(u.store.root, ".incoming-*")
+	if u.store.exists(callscribe.ConsumedUploadKey(key)) {
+		// The upload already made a job; storing again would only leave an
+		// object nobody can use.
+		uploadError(w, r, http.StatusConflict, "UPLOAD_CONSUMED", "This upload was already used for a job; ask for a new one.")
+		return
+	}
+	tmp, err := os.CreateTemp(u.store.root, incomingPattern)
 	if err != nil {
 		uploadError(w, r, http.StatusInternalServerError, "INTERNAL_ERROR", "The upload could not be stored.")
 		return

@@ -159,3 +159,29 @@ func TestBlackBoxSuiteKnowsTheStandInPaths(t *testing.T) {
 		}
 	}
 }
+
+// Once the upload made a job (its consumed marker exists), the same signed
+// form posted again stores nothing.
+func TestUploadRefusedUnderAConsumedKey(t *testing.T) {
+	u, store, _ := newUploads(t, nil)
+	const key = "uploads/acct/u3"
+	url, fields, err := u.SignUpload(context.Background(), key, 100, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status, body := post(t, url, fields, []byte("first")); status != http.StatusNoContent {
+		t.Fatalf("upload: %d %s", status, body)
+	}
+	if err := store.PutMarker(context.Background(), callscribe.ConsumedUploadKey(key)); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.DeleteAudio(context.Background(), key); err != nil {
+		t.Fatal(err)
+	}
+	if status, body := post(t, url, fields, []byte("second")); status != http.StatusConflict || !strings.Contains(body, `"code":"UPLOAD_CONSUMED"`) {
+		t.Fatalf("re-posted form: %d %s, want 409 UPLOAD_CONSUMED", status, body)
+	}
+	if _, err := store.OpenAudio(context.Background(), key); !callscribe.IsCode(err, callscribe.CodeNotFound) {
+		t.Fatalf("the re-posted form stored an object: %v", err)
+	}
+}

@@ -10,6 +10,7 @@
 package s3
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -88,6 +89,30 @@ func (s *AudioStore) DeleteAudio(ctx context.Context, key string) error {
 	_, err := s.client.DeleteObject(ctx, &awss3.DeleteObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)})
 	if err != nil && !isNotFound(err) {
 		return fmt.Errorf("delete audio %s: %w", key, err)
+	}
+	return nil
+}
+
+// PutMarker writes an empty object under key with If-None-Match: *, so S3
+// refuses it (412 PreconditionFailed) when any object exists there; S3's
+// conditional writes are atomic, and gofakes3 checks the condition under its
+// backend's lock. A 409 ConditionalRequestConflict (a concurrent conditional
+// write in flight) also means another caller won.
+func (s *AudioStore) PutMarker(ctx context.Context, key string) error {
+	_, err := s.client.PutObject(ctx, &awss3.PutObjectInput{
+		Bucket:               aws.String(s.bucket),
+		Key:                  aws.String(key),
+		Body:                 bytes.NewReader(nil),
+		ContentLength:        aws.Int64(0),
+		IfNoneMatch:          aws.String("*"),
+		ServerSideEncryption: types.ServerSideEncryptionAes256,
+	})
+	var apiErr smithy.APIError
+	if errors.As(err, &apiErr) && (apiErr.ErrorCode() == "PreconditionFailed" || apiErr.ErrorCode() == "ConditionalRequestConflict") {
+		return callscribe.Errorf(callscribe.CodeConflict, "a marker exists under %s", key)
+	}
+	if err != nil {
+		return fmt.Errorf("put marker %s: %w", key, err)
 	}
 	return nil
 }

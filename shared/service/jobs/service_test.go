@@ -287,12 +287,54 @@ func TestTwoStepUploadIsConsumedOnce(t *testing.T) {
 	}
 	_, err = e.svc.SubmitTranscription(ctx, jobs.TranscriptionRequest{AccountID: "acct", UploadID: up.ID})
 	requireCode(t, err, callscribe.CodeUploadNotFound)
+	// Staged again under the same key (the signed form posted twice): still consumed.
+	if err := e.audio.PutAudio(ctx, e.signer.keys[0], bytes.NewReader(data), int64(len(data))); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.svc.SubmitTranscription(ctx, jobs.TranscriptionRequest{AccountID: "acct", UploadID: up.ID})
+	requireCode(t, err, callscribe.CodeUploadNotFound)
 	if left, _ := os.ReadDir(spool); len(left) != 0 {
 		t.Fatalf("spooled files left behind: %v", left)
 	}
 	for _, bad := range []string{"../etc/passwd", "a/b", strings.Repeat("x", 65)} {
 		_, err = e.svc.SubmitTranscription(ctx, jobs.TranscriptionRequest{AccountID: "acct", UploadID: bad})
 		requireCode(t, err, callscribe.CodeUploadNotFound)
+	}
+}
+
+// Requests racing with one upload id make one job between them.
+func TestTwoStepUploadConcurrentUseMakesOneJob(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	up, err := e.svc.CreateUpload(ctx, "acct")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := wav(t, 1)
+	if err := e.audio.PutAudio(ctx, e.signer.keys[0], bytes.NewReader(data), int64(len(data))); err != nil {
+		t.Fatal(err)
+	}
+	const callers = 6
+	errs := make([]error, callers)
+	var wg sync.WaitGroup
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = e.svc.SubmitTranscription(ctx, jobs.TranscriptionRequest{AccountID: "acct", UploadID: up.ID})
+		}()
+	}
+	wg.Wait()
+	accepted := 0
+	for _, err := range errs {
+		if err == nil {
+			accepted++
+		} else if !callscribe.IsCode(err, callscribe.CodeUploadNotFound) {
+			t.Errorf("error %v, want UPLOAD_NOT_FOUND", err)
+		}
+	}
+	if accepted != 1 || len(e.queue.messages()) != 1 {
+		t.Fatalf("%d requests accepted, %d jobs queued; want 1 and 1", accepted, len(e.queue.messages()))
 	}
 }
 

@@ -13,6 +13,10 @@ import (
 // when the request ends. (On Lambda the event already holds the body; the
 // spool keeps the handler's own footprint to a copy buffer there too.)
 
+// SpoolPattern names spool files in the OS temporary directory, so a process
+// can sweep the ones a killed predecessor left (os.CreateTemp's pattern).
+const SpoolPattern = "callscribe-upload-*"
+
 // SpooledAudio is an upload in a temporary file.
 type SpooledAudio struct {
 	file *os.File
@@ -23,7 +27,7 @@ type SpooledAudio struct {
 // bytes: a longer stream is FILE_TOO_LARGE (and nothing of it is kept). A read
 // error is returned as is, for the caller to describe.
 func SpoolAudio(r io.Reader) (*SpooledAudio, error) {
-	f, err := os.CreateTemp("", "callscribe-upload-*")
+	f, err := os.CreateTemp("", SpoolPattern)
 	if err != nil {
 		return nil, fmt.Errorf("spooling upload: %w", err)
 	}

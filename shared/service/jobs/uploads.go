@@ -74,6 +74,13 @@ func (s *Service) takeUpload(ctx context.Context, accountID, uploadID string) (*
 	if err != nil {
 		return nil, err
 	}
+	if err := s.deps.Audio.PutMarker(ctx, callscribe.ConsumedUploadKey(uploadKey(accountID, uploadID))); err != nil {
+		rc.Close()
+		if callscribe.IsCode(err, callscribe.CodeConflict) {
+			return nil, callscribe.Errorf(callscribe.CodeUploadNotFound, "No finished upload with id %q.", uploadID)
+		}
+		return nil, err
+	}
 	spooled, err := SpoolAudio(rc)
 	rc.Close()
 	if err != nil && !callscribe.IsCode(err, callscribe.CodeFileTooLarge) {

@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/callscribe/callscribe/shared/adapters/diskaudio"
@@ -47,6 +48,11 @@ type Local struct {
 	Service *jobs.Service
 	Server  *httpapi.Server
 	Worker  *pipeline.Worker
+
+	// Set by Run's shutdown for Close: when closing must be done by, and
+	// whether a worker was still running at the end.
+	closeBy        time.Time
+	workersRunning atomic.Bool
 }
 
 // Open builds the local stack under cfg.DataDir with the providers of table
@@ -116,10 +122,28 @@ func sessionSecret(cfg config.Config) ([]byte, error) {
 	return []byte(secret), nil
 }
 
-// Close releases the database and engines.
+// Close releases the engines and the database. After Run's shutdown it
+// finishes within the grace: it gives up waiting at the budget's closeBy (the
+// process is about to exit; SQLite recovers its journal at the next start),
+// and leaves the engines open when a worker may still be inside one.
 func (l *Local) Close() {
-	l.Engines.Close()
-	l.DB.Close()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if !l.workersRunning.Load() {
+			l.Engines.Close()
+		}
+		l.DB.Close()
+	}()
+	if l.closeBy.IsZero() {
+		<-done
+		return
+	}
+	select {
+	case <-done:
+	case <-time.After(time.Until(l.closeBy)):
+		l.Logger.Warn("closing the engines and the database did not finish within the grace")
+	}
 }
 
 // Run serves HTTP and runs the workers until ctx is cancelled, then shuts down
@@ -134,6 +158,9 @@ func (l *Local) Run(ctx context.Context, ready func(addr string)) error {
 	if err := l.requeueOrphans(ctx); err != nil {
 		return err
 	}
+	// What a killed predecessor was writing is garbage now; before serving,
+	// so nothing of this run's is mistaken for it.
+	l.sweepTemps(time.Now())
 	ln, err := net.Listen("tcp", l.Config.ListenAddr)
 	if err != nil {
 		return fmt.Errorf("listening on LISTEN_ADDR=%s: %w", l.Config.ListenAddr, err)
@@ -159,11 +186,12 @@ func (l *Local) Run(ctx context.Context, ready func(addr string)) error {
 	}))
 
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	budget := newShutdownBudget(l.shutdownGrace())
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		if err := queue.Consume(workCtx, l.Config.Workers, l.Worker, sqlite.ConsumeOptions{Logger: l.Logger, HandBackAfter: l.shutdownGrace()}); err != nil && !errors.Is(err, context.Canceled) {
+		if err := queue.Consume(workCtx, l.Config.Workers, l.Worker, sqlite.ConsumeOptions{Logger: l.Logger, HandBackAfter: budget.handBack}); err != nil && !errors.Is(err, context.Canceled) {
 			l.Logger.Error("queue consumer stopped", "err", err)
 		}
 	}()
@@ -184,16 +212,53 @@ func (l *Local) Run(ctx context.Context, ready func(addr string)) error {
 		wg.Wait()
 		return err
 	}
-	// Stop taking work and connections at once; requests and jobs in flight
-	// get ShutdownGrace to finish, then jobs are handed back to the queue for
-	// the next start (sqlite.ConsumeOptions.HandBackAfter).
+	// Stop taking work and connections at once. Everything after fits in
+	// ShutdownGrace, counted from here, so a supervisor that kills at the
+	// grace never cuts a step off: requests and jobs in flight get until
+	// budget.handBack to finish, then open connections are closed and jobs
+	// handed back to the queue for the next start
+	// (sqlite.ConsumeOptions.HandBackAfter); the workers get until
+	// budget.workersBy to return, and Close the rest of the grace.
+	start := time.Now()
 	l.Logger.Info("shutting down", "grace", l.shutdownGrace().String())
 	stopWork()
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), l.shutdownGrace())
+	drainCtx, cancel := context.WithDeadline(context.Background(), start.Add(budget.handBack))
 	defer cancel()
-	err = srv.Shutdown(shutdownCtx)
-	wg.Wait()
-	return err
+	err = srv.Shutdown(drainCtx)
+	if err != nil {
+		// Requests still running at the hand-back point are cut off; their
+		// clients see the connection close, as after a crash.
+		srv.Close()
+		l.Logger.Warn("requests still in flight at the end of the grace were cut off", "err", err)
+	}
+	stopped := make(chan struct{})
+	go func() { wg.Wait(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-time.After(time.Until(start.Add(budget.workersBy))):
+		// A handler that ignores cancellation (an engine deep in a decode)
+		// is left behind: its message is still leased, and RecoverInFlight
+		// at the next start redelivers it, as after a crash.
+		l.workersRunning.Store(true)
+		l.Logger.Warn("workers did not stop within the grace; their jobs run again at the next start")
+	}
+	l.closeBy = start.Add(budget.closeBy)
+	return nil
+}
+
+// shutdownBudget splits ShutdownGrace, counted from the signal, between the
+// steps of a shutdown: in-flight work until handBack, the workers returning
+// until workersBy, closing the engines and the database until closeBy, which
+// falls short of the grace by a margin for the process to exit.
+type shutdownBudget struct {
+	handBack, workersBy, closeBy time.Duration
+}
+
+func newShutdownBudget(grace time.Duration) shutdownBudget {
+	// A tenth of the grace, at most a second, for each step after the hand
+	// back and for the exit: 16 s of work within 20 s, 1.2 s within 2 s.
+	step := min(grace/10, time.Second)
+	return shutdownBudget{handBack: grace - 4*step, workersBy: grace - 3*step, closeBy: grace - step}
 }
 
 // shutdownGrace is SHUTDOWN_GRACE, or its default for a Config built by hand.
@@ -221,7 +286,63 @@ func (l *Local) requeueOrphans(ctx context.Context) error {
 	return nil
 }
 
-// purgeLoop removes the records of jobs deleted more than RETENTION_DAYS ago.
+// StaleTempAge is how old a temporary file must be before the sweep removes
+// it. The process's own temporaries live for one request or one write
+// (seconds; a slow client's presigned upload, minutes), so an hour-old one
+// belongs to a process that was killed. Other processes sharing the OS
+// temporary directory keep theirs: they are younger than this while in use.
+const StaleTempAge = time.Hour
+
+// tempPatterns are the files this process names in the OS temporary
+// directory: upload spools (jobs.SpoolPattern) and the embedded engine's
+// keyterm models (engines/sphinx, removed right after being read). The
+// engine's model directory (callscribe-sphinx-*) is not among them: it lives
+// as long as its process, so its age says nothing.
+var tempPatterns = []string{jobs.SpoolPattern, "callscribe-keyterms-*.arpa"}
+
+// sweepTemps removes temporary files older than StaleTempAge from every place
+// the process writes them: the audio store's tree (diskaudio) and the OS
+// temporary directory. SQLite's own files (-wal, -shm, -journal) are SQLite's
+// to recover and are never matched.
+func (l *Local) sweepTemps(now time.Time) {
+	cutoff := now.Add(-StaleTempAge)
+	n, err := l.Audio.RemoveStaleTemps(cutoff)
+	if err != nil {
+		l.Logger.Error("removing stale temporary audio files failed", "err", err)
+	}
+	m, err := removeStaleTempFiles(os.TempDir(), tempPatterns, cutoff)
+	if err != nil {
+		l.Logger.Error("removing stale spool files failed", "err", err)
+	}
+	if n+m > 0 {
+		l.Logger.Info("removed temporary files left by a killed process", "audio", n, "spool", m)
+	}
+}
+
+// removeStaleTempFiles deletes the regular files directly in dir matching one
+// of patterns (os.CreateTemp patterns) and last written before cutoff.
+func removeStaleTempFiles(dir string, patterns []string, cutoff time.Time) (int, error) {
+	removed := 0
+	for _, pattern := range patterns {
+		matches, err := filepath.Glob(filepath.Join(dir, pattern))
+		if err != nil {
+			return removed, err
+		}
+		for _, p := range matches {
+			info, err := os.Lstat(p)
+			if err != nil || !info.Mode().IsRegular() || !info.ModTime().Before(cutoff) {
+				continue
+			}
+			if os.Remove(p) == nil {
+				removed++
+			}
+		}
+	}
+	return removed, nil
+}
+
+// purgeLoop removes the records of jobs deleted more than RETENTION_DAYS ago,
+// abandoned staged uploads and stale temporary files, hourly.
 func (l *Local) purgeLoop(ctx context.Context) {
 	tick := time.NewTicker(time.Hour)
 	defer tick.Stop()
@@ -241,6 +362,7 @@ func (l *Local) purgeLoop(ctx context.Context) {
 		} else if n > 0 {
 			l.Logger.Info("purged expired idempotency keys", "count", n)
 		}
+		l.sweepTemps(time.Now())
 		// Like the bucket's lifecycle rule: staged uploads left for a day were abandoned.
 		if n, err := l.Audio.RemoveStaleUploads(jobs.UploadsPrefix, time.Now().Add(-24*time.Hour)); err != nil {
 			l.Logger.Error("removing abandoned staged uploads failed", "err", err)

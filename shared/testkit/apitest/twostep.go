@@ -32,6 +32,27 @@ func (s *suite) testTwoStepUpload(t *testing.T) {
 		expectError(t, a.uploadByID(t, id, ""), http.StatusBadRequest, "UPLOAD_NOT_FOUND")
 	})
 
+	t.Run("ConsumedFormPostedAgain", func(t *testing.T) {
+		r := a.c.do(t, http.MethodPost, "/v1/transcriptions/uploads", nil, withBearer(a.APIKey))
+		if !expectStatus(t, r, http.StatusCreated) {
+			t.FailNow()
+		}
+		audio := MakeWAV(1, 1, false)
+		if status, body := postForm(t, s.c.hc, r, audio); status/100 != 2 {
+			t.Fatalf("presigned upload: %d %s", status, body)
+		}
+		first := a.uploadByID(t, r.Str("upload_id"), "")
+		if !expectStatus(t, first, http.StatusAccepted) {
+			t.FailNow()
+		}
+		// The same signed form again: the local stack refuses to store it, S3
+		// stores it; either way the id makes no second job.
+		status, body := postForm(t, s.c.hc, r, audio)
+		t.Logf("re-posting a consumed form: %d %s", status, body)
+		expectError(t, a.uploadByID(t, r.Str("upload_id"), ""), http.StatusBadRequest, "UPLOAD_NOT_FOUND")
+		s.mustSucceed(t, a, first.Str("job_id"))
+	})
+
 	t.Run("SameValidation", func(t *testing.T) {
 		expectError(t, a.uploadByID(t, s.stageUpload(t, a, []byte("plain text, not audio")), ""), http.StatusUnsupportedMediaType, "UNSUPPORTED_AUDIO_FORMAT")
 		expectError(t, a.uploadByID(t, s.stageUpload(t, a, WAVHeaderOnly()), ""), http.StatusBadRequest, "AUDIO_DURATION_UNKNOWN")

@@ -19,6 +19,8 @@ import (
 //   - A PutAudio whose reader ends before size fails and leaves no object
 //     under the key (readers never see a partial file).
 //   - OpenAudio and DeleteAudio of a key never stored are NOT_FOUND and nil.
+//   - PutMarker succeeds once per key; later and concurrent calls are CONFLICT,
+//     and a marker does not touch the object whose name it extends.
 func RunAudioStoreTests(t *testing.T, newStore func(t *testing.T) callscribe.AudioStore) {
 	tests := []struct {
 		name string
@@ -32,6 +34,8 @@ func RunAudioStoreTests(t *testing.T, newStore func(t *testing.T) callscribe.Aud
 		{"OpenAudio/MissingIsNotFound", testAudioMissing},
 		{"Keys/NeighboursAreSeparate", testAudioNeighbours},
 		{"Concurrent/PutsOfDifferentKeys", testAudioConcurrent},
+		{"PutMarker/OnlyOnce", testMarkerOnlyOnce},
+		{"PutMarker/ConcurrentCallersOneWins", testMarkerConcurrent},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })
@@ -163,5 +167,47 @@ func testAudioConcurrent(t *testing.T, s callscribe.AudioStore) {
 		if len(got) != 10_000+i || got[0] != byte(i) || got[len(got)-1] != byte(i) {
 			t.Fatalf("object %d read back wrong (%d bytes)", i, len(got))
 		}
+	}
+}
+
+func testMarkerOnlyOnce(t *testing.T, s callscribe.AudioStore) {
+	upload := "uploads/" + newID() + "/" + newID()
+	put(t, s, upload, []byte("staged"))
+	marker := callscribe.ConsumedUploadKey(upload)
+	requireNoError(t, s.PutMarker(t.Context(), marker), "first PutMarker")
+	requireCode(t, s.PutMarker(t.Context(), marker), callscribe.CodeConflict, "second PutMarker")
+	// Removing the upload and staging it again leaves the marker in force.
+	requireNoError(t, s.DeleteAudio(t.Context(), upload), "DeleteAudio")
+	put(t, s, upload, []byte("staged again"))
+	requireCode(t, s.PutMarker(t.Context(), marker), callscribe.CodeConflict, "PutMarker after re-staging")
+	if got := read(t, s, upload); string(got) != "staged again" {
+		t.Fatalf("the upload reads %q", got)
+	}
+}
+
+func testMarkerConcurrent(t *testing.T, s callscribe.AudioStore) {
+	marker := callscribe.ConsumedUploadKey("uploads/" + newID() + "/" + newID())
+	const callers = 8
+	var wg sync.WaitGroup
+	errs := make([]error, callers)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = s.PutMarker(t.Context(), marker)
+		}()
+	}
+	wg.Wait()
+	won := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			won++
+		case !callscribe.IsCode(err, callscribe.CodeConflict):
+			t.Errorf("PutMarker: %v, want nil or CONFLICT", err)
+		}
+	}
+	if won != 1 {
+		t.Fatalf("%d of %d concurrent PutMarker calls succeeded, want exactly 1", won, callers)
 	}
 }
