@@ -161,15 +161,22 @@ func syncDir(dir string) error {
 // leftovers of a process killed while writing. Stored objects, whatever
 // their age, are never touched.
 func (s *Store) RemoveStaleTemps(cutoff time.Time) (int, error) {
+	return removeOlder(s.root, cutoff, isTemp)
+}
+
+// removeOlder deletes the files under dir whose names match and that were
+// last written before cutoff; a missing dir, or a file removed meanwhile, is
+// no error.
+func removeOlder(dir string, cutoff time.Time, match func(name string) bool) (int, error) {
 	removed := 0
-	err := filepath.WalkDir(s.root, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
 		if err != nil || d.IsDir() {
 			return err
 		}
-		if !isTemp(d.Name()) {
+		if !match(d.Name()) {
 			return nil
 		}
 		info, err := d.Info()

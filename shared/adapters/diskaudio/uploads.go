@@ -4,14 +4,11 @@ import (
 	"context"
 	"crypto/hmac"
 	"encoding/json"
-	"errors"
 	"io"
-	"io/fs"
 	"mime"
 	"mime/multipart"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 
@@ -146,26 +143,7 @@ func (s *Store) RemoveStaleUploads(prefix string, cutoff time.Time) (int, error)
 	if err != nil {
 		return 0, err
 	}
-	removed := 0
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		if err != nil || d.IsDir() {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return nil // removed meanwhile
-		}
-		if info.ModTime().Before(cutoff) {
-			if err := os.Remove(p); err == nil {
-				removed++
-			}
-		}
-		return nil
-	})
-	return removed, err
+	return removeOlder(dir, cutoff, func(string) bool { return true })
 }
 
 // uploadError answers in the API's error shape, requestId included (also
