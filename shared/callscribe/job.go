@@ -147,6 +147,36 @@ type TranscriptionResult struct {
 	// MetaData says what the engine did with the job's extras; omitted when
 	// there were none (a job without keyterms).
 	MetaData *TranscriptionMetaData `json:"meta_data,omitempty"`
+	// Metrics are the conversation figures computed from Transcript when the
+	// job succeeds (package callmetrics); nil on results stored before them.
+	Metrics *CallMetrics `json:"metrics,omitempty"`
+}
+
+// CallMetrics is the `metrics` object of a transcription result: how the call's
+// talk was shared and timed. The definitions are callmetrics' package doc.
+type CallMetrics struct {
+	// Speakers holds one entry per speaker who talked, by speaker_id.
+	Speakers              []SpeakerMetrics `json:"speakers"`
+	NonTalkSeconds        float64          `json:"non_talk_seconds"`
+	LongestSilenceSeconds float64          `json:"longest_silence_seconds"`
+	OvertalkSeconds       float64          `json:"overtalk_seconds"`
+	OvertalkCount         int              `json:"overtalk_count"`
+	// AgentMedianResponseSeconds is nil when no User turn got an Agent answer
+	// within the cap (mono audio, one-sided calls).
+	AgentMedianResponseSeconds *float64 `json:"agent_median_response_seconds"`
+}
+
+// SpeakerMetrics are one speaker's figures in CallMetrics.
+type SpeakerMetrics struct {
+	SpeakerID               int     `json:"speaker_id"`
+	SpeakerAlias            string  `json:"speaker_alias"`
+	TalkSeconds             float64 `json:"talk_seconds"`
+	TalkShare               float64 `json:"talk_share"`
+	WordsPerMinute          float64 `json:"words_per_minute"`
+	Turns                   int     `json:"turns"`
+	LongestMonologueSeconds float64 `json:"longest_monologue_seconds"`
+	// Interruptions counts the times this speaker cut in on the other.
+	Interruptions int `json:"interruptions"`
 }
 
 // TranscriptionMetaData is the `meta_data` object of a transcription result.
