@@ -58,6 +58,28 @@ type APIKey struct {
 	Prefix string `json:"prefix"`
 }
 
+// CallMetrics How the call's talk was shared and timed, computed from the transcript
+// when the job succeeds (absent from results stored before metrics
+// existed). Seconds throughout, time figures to the millisecond. Talk is
+// the union of a speaker's segments that carry words. `non_talk_seconds`:
+// the duration less everyone's talk. `longest_silence_seconds`: the
+// longest stretch with nobody talking, the call's start and end included.
+// `overtalk_seconds`: time both speakers talk at once; `overtalk_count`:
+// separate stretches of it. `agent_median_response_seconds`: the median
+// gap from the end of a User turn to the start of the Agent turn that
+// follows it, over gaps above 0 and below 10 s; null when there is none
+// (mono audio, one-sided calls).
+type CallMetrics struct {
+	AgentMedianResponseSeconds *float64 `json:"agent_median_response_seconds"`
+	LongestSilenceSeconds      float64  `json:"longest_silence_seconds"`
+	NonTalkSeconds             float64  `json:"non_talk_seconds"`
+	OvertalkCount              int      `json:"overtalk_count"`
+	OvertalkSeconds            float64  `json:"overtalk_seconds"`
+
+	// Speakers One entry per speaker who talked, by speaker_id; one entry for mono audio.
+	Speakers []SpeakerMetrics `json:"speakers"`
+}
+
 // CreatedAPIKey defines model for CreatedAPIKey.
 type CreatedAPIKey struct {
 	Secret string `json:"api_key"`
@@ -284,6 +306,23 @@ type Segment struct {
 	TimeStart float64 `json:"time_start"`
 }
 
+// SpeakerMetrics One speaker's figures. `talk_share`: its talk over the sum of all
+// speakers' talk (overtalk counts for both). `turns`: the runs of its
+// consecutive segments, segments ordered by start. `longest_monologue_seconds`:
+// its longest turn, first start to last end. `interruptions`: the times
+// it started talking while the other was mid-talk and both kept talking
+// for at least 0.5 s (a shorter overlap is a backchannel).
+type SpeakerMetrics struct {
+	Interruptions           int     `json:"interruptions"`
+	LongestMonologueSeconds float64 `json:"longest_monologue_seconds"`
+	SpeakerAlias            string  `json:"speaker_alias"`
+	SpeakerID               int     `json:"speaker_id"`
+	TalkSeconds             float64 `json:"talk_seconds"`
+	TalkShare               float64 `json:"talk_share"`
+	Turns                   int     `json:"turns"`
+	WordsPerMinute          float64 `json:"words_per_minute"`
+}
+
 // SummarizeRequest Exactly one of `transcription_job_id` and `transcript_text`; blank text counts
 // as not supplied. Unknown fields are ignored.
 type SummarizeRequest struct {
@@ -427,9 +466,22 @@ type TranscriptionResult struct {
 	Language        *string `json:"language"`
 
 	// MetaData Present only when the job had keyterms.
-	MetaData   *TranscriptionMetaData `json:"meta_data,omitempty"`
-	Transcript []Segment              `json:"transcript"`
-	WordsCount *int                   `json:"words_count"`
+	MetaData *TranscriptionMetaData `json:"meta_data,omitempty"`
+
+	// Metrics How the call's talk was shared and timed, computed from the transcript
+	// when the job succeeds (absent from results stored before metrics
+	// existed). Seconds throughout, time figures to the millisecond. Talk is
+	// the union of a speaker's segments that carry words. `non_talk_seconds`:
+	// the duration less everyone's talk. `longest_silence_seconds`: the
+	// longest stretch with nobody talking, the call's start and end included.
+	// `overtalk_seconds`: time both speakers talk at once; `overtalk_count`:
+	// separate stretches of it. `agent_median_response_seconds`: the median
+	// gap from the end of a User turn to the start of the Agent turn that
+	// follows it, over gaps above 0 and below 10 s; null when there is none
+	// (mono audio, one-sided calls).
+	Metrics    *CallMetrics `json:"metrics,omitempty"`
+	Transcript []Segment    `json:"transcript"`
+	WordsCount *int         `json:"words_count"`
 }
 
 // TranscriptionMetaData Present only when the job had keyterms.

@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
+	"github.com/callscribe/callscribe/shared/callscribe/callmetrics"
 	"github.com/callscribe/callscribe/shared/service/callback"
 	"github.com/callscribe/callscribe/shared/service/jobs"
 )
@@ -180,6 +181,9 @@ func (w *Worker) transcribe(ctx context.Context, job *callscribe.Job) (*callscri
 	if res.Transcript == nil {
 		res.Transcript = []callscribe.Segment{} // "transcript": [] rather than null
 	}
+	// Computed here, whatever the engine, so every stack's results carry the
+	// same figures by the same definitions.
+	res.Metrics = callmetrics.Compute(res.Transcript, res.DurationSeconds)
 	return res, nil
 }
 

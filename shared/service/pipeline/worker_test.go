@@ -126,6 +126,12 @@ func TestTranscriptionSucceeds(t *testing.T) {
 	if err := json.Unmarshal(j.Result, &res); err != nil || len(res.Transcript) != 1 || res.DurationSeconds != 2 {
 		t.Fatalf("result %s (%v)", j.Result, err)
 	}
+	// The test engine's mono line (10 words over the whole 2 s) gives the
+	// stored result its metrics.
+	if m := res.Metrics; m == nil || len(m.Speakers) != 1 || m.Speakers[0].TalkSeconds != 2 || m.Speakers[0].WordsPerMinute != 300 ||
+		m.NonTalkSeconds != 0 || m.AgentMedianResponseSeconds != nil {
+		t.Fatalf("metrics of %s", j.Result)
+	}
 	// A duplicate delivery of a finished job changes nothing.
 	if err := e.w.HandleMessage(context.Background(), callscribe.Message{Kind: callscribe.KindTranscribe, JobID: "job-1"}); err != nil {
 		t.Fatal(err)

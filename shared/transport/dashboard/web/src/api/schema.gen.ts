@@ -621,6 +621,57 @@ export interface components {
             meta_data?: {
                 keyterms?: components["schemas"]["KeytermsReport"];
             };
+            metrics?: components["schemas"]["CallMetrics"];
+        };
+        /**
+         * @description How the call's talk was shared and timed, computed from the transcript
+         *     when the job succeeds (absent from results stored before metrics
+         *     existed). Seconds throughout, time figures to the millisecond. Talk is
+         *     the union of a speaker's segments that carry words. `non_talk_seconds`:
+         *     the duration less everyone's talk. `longest_silence_seconds`: the
+         *     longest stretch with nobody talking, the call's start and end included.
+         *     `overtalk_seconds`: time both speakers talk at once; `overtalk_count`:
+         *     separate stretches of it. `agent_median_response_seconds`: the median
+         *     gap from the end of a User turn to the start of the Agent turn that
+         *     follows it, over gaps above 0 and below 10 s; null when there is none
+         *     (mono audio, one-sided calls).
+         */
+        CallMetrics: {
+            /** @description One entry per speaker who talked, by speaker_id; one entry for mono audio. */
+            speakers: components["schemas"]["SpeakerMetrics"][];
+            /** Format: double */
+            non_talk_seconds: number;
+            /** Format: double */
+            longest_silence_seconds: number;
+            /** Format: double */
+            overtalk_seconds: number;
+            overtalk_count: number;
+            /** Format: double */
+            agent_median_response_seconds: number | null;
+        };
+        /**
+         * @description One speaker's figures. `talk_share`: its talk over the sum of all
+         *     speakers' talk (overtalk counts for both). `turns`: the runs of its
+         *     consecutive segments, segments ordered by start. `longest_monologue_seconds`:
+         *     its longest turn, first start to last end. `interruptions`: the times
+         *     it started talking while the other was mid-talk and both kept talking
+         *     for at least 0.5 s (a shorter overlap is a backchannel).
+         */
+        SpeakerMetrics: {
+            /** @enum {integer} */
+            speaker_id: 0 | 1;
+            /** @enum {string} */
+            speaker_alias: "User" | "Agent";
+            /** Format: double */
+            talk_seconds: number;
+            /** Format: double */
+            talk_share: number;
+            /** Format: double */
+            words_per_minute: number;
+            turns: number;
+            /** Format: double */
+            longest_monologue_seconds: number;
+            interruptions: number;
         };
         /**
          * @description What the engine did with the job's keyterms; no term is dropped silently.
