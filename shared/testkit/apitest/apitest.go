@@ -178,6 +178,7 @@ func Run(t *testing.T, target Target, opts Options) {
 		{"QuotaRelease", s.testQuotaRelease},
 		{"GetJob", s.testGetJob},
 		{"Export", s.testExport},
+		{"Metrics", s.testMetrics},
 		{"Derive", s.testDerive},
 		{"Delete", s.testDelete},
 		{"List", s.testList},
