@@ -13,7 +13,10 @@
 //     talk_seconds (overtalk counts for both), so the shares add up to 1.
 //   - words_per_minute: a speaker's words over its talk_seconds in minutes.
 //   - turns: the maximal runs of one speaker's consecutive spans, the spans
-//     ordered by start time; a speaker's turns are the runs that are its.
+//     ordered by start time; a speaker's turns are the runs that are its. A
+//     span said wholly inside the other speaker's turn does not end that
+//     turn: shorter than [InterruptionMinOverlapSeconds] it is a backchannel
+//     and no turn at all; longer, a turn of its own.
 //   - longest_monologue_seconds: a speaker's longest turn, from its first
 //     span's start to its latest end (pauses inside the turn included).
 //   - non_talk_seconds: the duration less the union of everyone's talk.
@@ -165,12 +168,23 @@ func Compute(segments []callscribe.Segment, durationSeconds float64) *callscribe
 		start, end float64
 	}
 	var turns []turn
+	floor := -1 // the turn of whoever holds the floor
 	for _, s := range spans {
-		if n := len(turns); n > 0 && turns[n-1].speaker == s.speaker {
-			turns[n-1].end = max(turns[n-1].end, s.end)
+		if floor >= 0 && turns[floor].speaker != s.speaker && s.end <= turns[floor].end {
+			// Said wholly inside the other speaker's turn: a backchannel is
+			// no turn; a longer cut-in is a turn of its own, but the floor
+			// stays with the speaker who kept talking.
+			if s.end-s.start >= InterruptionMinOverlapSeconds {
+				turns = append(turns, turn{speaker: s.speaker, alias: s.alias, start: s.start, end: s.end})
+			}
+			continue
+		}
+		if floor >= 0 && turns[floor].speaker == s.speaker {
+			turns[floor].end = max(turns[floor].end, s.end)
 			continue
 		}
 		turns = append(turns, turn{speaker: s.speaker, alias: s.alias, start: s.start, end: s.end})
+		floor = len(turns) - 1
 	}
 	for _, t := range turns {
 		st := bySpeaker[t.speaker]

@@ -76,8 +76,10 @@ func TestCompute(t *testing.T) {
 			want: &callscribe.CallMetrics{
 				Speakers: []callscribe.SpeakerMetrics{
 					agent(10, 0.8475, 120, 1, 10, 0),
-					// The User's three spans follow each other in start order: one turn, 3 to 8.5.
-					user(1.8, 0.1525, 133.3, 1, 5.5, 2),
+					// All three User spans lie inside the Agent's turn: the 0.3 s
+					// one is a backchannel, the 1 s and 0.5 s cut-ins are turns of
+					// their own; the Agent keeps one turn.
+					user(1.8, 0.1525, 133.3, 2, 1, 2),
 				},
 				OvertalkSeconds: 1.8,
 				OvertalkCount:   3,
