@@ -233,6 +233,41 @@ type Segment struct {
 	TimeEnd      float64 `json:"time_end"`
 	SpeakerID    int     `json:"speaker_id"`
 	SpeakerAlias string  `json:"speaker_alias"`
+	// Confidence is the mean of Words' confidences; nil when the engine gives
+	// none.
+	Confidence *float64 `json:"confidence,omitempty"`
+	// Words are the segment's words in order, exactly the words of Text; empty
+	// when the engine gives no word timings.
+	Words []Word `json:"words,omitempty"`
+}
+
+// Word is one recognised word of a segment, timed in seconds on the call's
+// timeline (within the segment's TimeStart..TimeEnd).
+type Word struct {
+	Text  string  `json:"text"`
+	Start float64 `json:"start"`
+	End   float64 `json:"end"`
+	// Confidence is in [0, 1]; nil when the engine gives none. Engines' scales
+	// are not calibrated against each other.
+	Confidence *float64 `json:"confidence"`
+}
+
+// MeanConfidence is the mean of the words' confidences, over the words that
+// have one; nil when none has.
+func MeanConfidence(words []Word) *float64 {
+	var sum float64
+	n := 0
+	for _, w := range words {
+		if w.Confidence != nil {
+			sum += *w.Confidence
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	mean := sum / float64(n)
+	return &mean
 }
 
 // Speaker aliases in use.

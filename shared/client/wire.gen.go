@@ -297,13 +297,20 @@ type RequestIdOnly struct {
 
 // Segment defines model for Segment.
 type Segment struct {
-	SpeakerAlias string `json:"speaker_alias"`
+	// Confidence The mean of the segment's words' confidences; absent when the engine
+	// gives no word confidences.
+	Confidence   *float64 `json:"confidence,omitempty"`
+	SpeakerAlias string   `json:"speaker_alias"`
 
 	// SpeakerID One speaker per audio channel.
 	SpeakerID int     `json:"speaker_id"`
 	Text      string  `json:"text"`
 	TimeEnd   float64 `json:"time_end"`
 	TimeStart float64 `json:"time_start"`
+
+	// Words The segment's recognised words in order, exactly the words of `text`;
+	// absent when the engine gives no word timings.
+	Words []Word `json:"words,omitempty"`
 }
 
 // SpeakerMetrics One speaker's figures. `talk_share`: its talk over the sum of all
@@ -511,3 +518,18 @@ type Usage struct {
 
 // Uuid defines model for Uuid.
 type Uuid = string
+
+// Word One recognised word of a segment, timed on the call's timeline.
+type Word struct {
+	// Confidence The engine's confidence in the word, 0 to 1; null when the engine
+	// gives none. Engines' scales differ and are not calibrated against
+	// each other.
+	Confidence *float64 `json:"confidence"`
+
+	// End Seconds from the start of the call.
+	End float64 `json:"end"`
+
+	// Start Seconds from the start of the call.
+	Start float64 `json:"start"`
+	Text  string  `json:"text"`
+}

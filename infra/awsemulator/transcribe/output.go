@@ -70,16 +70,18 @@ type token struct {
 	content     string
 	punctuation bool
 	start, end  float64
+	// confidence is the engine's, nil when it gives none.
+	confidence *float64
 }
 
 // punctuationMarks are the marks that become punctuation items when they end a
 // word of the engine's text.
 const punctuationMarks = ".,?!"
 
-// timedWords is the one place word times come from. callscribe.Segment has
-// only the utterance's span, so its words share the span evenly, in order;
-// the last word ends exactly at the utterance's end. An engine reporting word
-// times would be read here instead.
+// timedWords is the one place word times come from. When the segment carries
+// its words (one per word of its text) their times and confidences are used;
+// otherwise the words share the utterance's span evenly, in order, the last
+// ending exactly at the utterance's end.
 func timedWords(seg callscribe.Segment) []token {
 	var toks []token
 	words := 0
@@ -94,6 +96,18 @@ func timedWords(seg callscribe.Segment) []token {
 		}
 	}
 	if words == 0 {
+		return toks
+	}
+	if len(seg.Words) == words {
+		i := 0
+		for k := range toks {
+			if toks[k].punctuation {
+				continue
+			}
+			w := seg.Words[i]
+			toks[k].start, toks[k].end, toks[k].confidence = w.Start, w.End, w.Confidence
+			i++
+		}
 		return toks
 	}
 	span := max(seg.TimeEnd-seg.TimeStart, 0)
@@ -168,6 +182,9 @@ func buildOutput(jobName string, transcript []callscribe.Segment, channels int, 
 			it.Alternatives[0].Confidence = "0.0"
 		} else {
 			it.StartTime, it.EndTime = seconds(p.start), seconds(p.end)
+			if p.confidence != nil {
+				it.Alternatives[0].Confidence = strconv.FormatFloat(*p.confidence, 'f', -1, 64)
+			}
 		}
 		if channels > 0 {
 			it.ChannelLabel = channelLabel(segs[p.seg].SpeakerID)

@@ -144,8 +144,23 @@ func TestAdapterTranscribesStereoWithTheTestEngine(t *testing.T) {
 				{Text: testengine.Lines[0], TimeStart: 0, TimeEnd: 2, SpeakerID: 0, SpeakerAlias: callscribe.SpeakerAlias(0, agent)},
 				{Text: testengine.Lines[1], TimeStart: 2, TimeEnd: 4, SpeakerID: 1, SpeakerAlias: callscribe.SpeakerAlias(1, agent)},
 			}
-			if !reflect.DeepEqual(res.Transcript, want) {
-				t.Errorf("segments\n got %+v\nwant %+v", res.Transcript, want)
+			if got := withoutWords(res.Transcript); !reflect.DeepEqual(got, want) {
+				t.Errorf("segments\n got %+v\nwant %+v", got, want)
+			}
+			// The engine's words come through the output's items: its times
+			// (to Transcribe's milliseconds) and its confidence.
+			for _, s := range res.Transcript {
+				fields := strings.Fields(s.Text)
+				if len(s.Words) != len(fields) {
+					t.Fatalf("%q has %d words", s.Text, len(s.Words))
+				}
+				step := (s.TimeEnd - s.TimeStart) / float64(len(fields))
+				for i, w := range s.Words {
+					if w.Text != fields[i] || math.Abs(w.Start-(s.TimeStart+step*float64(i))) > 0.0005 ||
+						math.Abs(w.End-(s.TimeStart+step*float64(i+1))) > 0.0005 || w.Confidence == nil || *w.Confidence != testengine.WordConfidence {
+						t.Errorf("word %d of %q: %+v", i, s.Text, w)
+					}
+				}
 			}
 			for _, s := range res.Transcript {
 				if s.TimeStart < 0 || s.TimeEnd > res.DurationSeconds || s.TimeEnd < s.TimeStart {
@@ -184,8 +199,8 @@ func TestAdapterMonoAndLanguageHint(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []callscribe.Segment{{Text: testengine.Lines[0], TimeStart: 0, TimeEnd: 3, SpeakerID: 0, SpeakerAlias: "Agent"}}
-	if !reflect.DeepEqual(res.Transcript, want) {
-		t.Errorf("segments\n got %+v\nwant %+v", res.Transcript, want)
+	if got := withoutWords(res.Transcript); !reflect.DeepEqual(got, want) {
+		t.Errorf("segments\n got %+v\nwant %+v", got, want)
 	}
 	if res.Language == nil || *res.Language != "en-GB" {
 		t.Errorf("language = %v, want the requested en-GB", res.Language)
@@ -376,8 +391,73 @@ func TestOutputJSONHasTranscribesShape(t *testing.T) {
 		{Text: "How can I help?", TimeStart: 1.5, TimeEnd: 2.5, SpeakerID: 0, SpeakerAlias: "Agent"},
 		{Text: "I was charged twice.", TimeStart: 3, TimeEnd: 5, SpeakerID: 1, SpeakerAlias: "User"},
 	}
-	if !reflect.DeepEqual(res.Transcript, wantSegs) {
-		t.Errorf("adapter segments\n got %+v\nwant %+v", res.Transcript, wantSegs)
+	if got := withoutWords(res.Transcript); !reflect.DeepEqual(got, wantSegs) {
+		t.Errorf("adapter segments\n got %+v\nwant %+v", got, wantSegs)
+	}
+}
+
+// withoutWords is the segments without their words and confidences, for
+// comparing text, times and speakers.
+func withoutWords(segs []callscribe.Segment) []callscribe.Segment {
+	out := make([]callscribe.Segment, len(segs))
+	for i, s := range segs {
+		s.Words, s.Confidence = nil, nil
+		out[i] = s
+	}
+	return out
+}
+
+// A segment that carries its words has them written with their own times and
+// confidences, not spread evenly; punctuation still attaches to its word.
+func TestOutputUsesTheEnginesWordTimes(t *testing.T) {
+	conf := func(v float64) *float64 { return &v }
+	engine := &scriptEngine{language: "en", segments: []callscribe.Segment{{
+		Text: "Hello, there.", TimeStart: 1, TimeEnd: 3,
+		Words: []callscribe.Word{
+			{Text: "Hello", Start: 1, End: 1.25, Confidence: conf(0.75)},
+			{Text: "there", Start: 2.5, End: 3},
+		},
+	}}}
+	e := newEnv(t, engine, 1)
+	e.put(t, "audio/w", toneWAV(2, 3))
+	if _, err := e.startJob(t, "w", "audio/w", nil); err != nil {
+		t.Fatal(err)
+	}
+	if job := e.wait(t, "w"); job.TranscriptionJobStatus != types.TranscriptionJobStatusCompleted {
+		t.Fatalf("job %s: %s", job.TranscriptionJobStatus, aws.ToString(job.FailureReason))
+	}
+	raw, ok := e.object(t, "out/w.json")
+	if !ok {
+		t.Fatal("no output object")
+	}
+	var doc struct {
+		Results struct {
+			Items []struct {
+				Type         string `json:"type"`
+				StartTime    string `json:"start_time"`
+				EndTime      string `json:"end_time"`
+				Alternatives []struct {
+					Confidence string `json:"confidence"`
+					Content    string `json:"content"`
+				} `json:"alternatives"`
+			} `json:"items"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, it := range doc.Results.Items {
+		got = append(got, strings.Join([]string{it.Type, it.Alternatives[0].Content, it.StartTime, it.EndTime, it.Alternatives[0].Confidence}, " "))
+	}
+	// A word without a confidence gets the stand-in's 1.0, as every word did
+	// before engines gave confidences.
+	want := []string{
+		"pronunciation Hello 1.000 1.250 0.75", "punctuation ,   0.0",
+		"pronunciation there 2.500 3.000 1.0", "punctuation .   0.0",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("items\n got %q\nwant %q", got, want)
 	}
 }
 

@@ -35,7 +35,8 @@ type item struct {
 	EndTime      string `json:"end_time"`
 	ChannelLabel string `json:"channel_label"`
 	Alternatives []struct {
-		Content string `json:"content"`
+		Content    string `json:"content"`
+		Confidence string `json:"confidence"`
 	} `json:"alternatives"`
 }
 
@@ -85,6 +86,9 @@ func mapResult(raw []byte, agentChannel int, pause float64) (*callscribe.Transcr
 	})
 	if b.segs == nil {
 		b.segs = []callscribe.Segment{}
+	}
+	for i := range b.segs {
+		b.segs[i].Confidence = callscribe.MeanConfidence(b.segs[i].Words)
 	}
 	words := b.words
 	res := &callscribe.TranscriptionResult{DurationSeconds: b.lastEnd, WordsCount: &words, Transcript: b.segs}
@@ -148,6 +152,7 @@ func (s *segmenter) add(items []item, channelOf func(item) (int, error)) error {
 		}
 		s.words++
 		s.lastEnd = math.Max(s.lastEnd, end)
+		w := callscribe.Word{Text: content, Start: start, End: end, Confidence: confidence(it.Alternatives[0].Confidence)}
 		if isOpen && start-s.segs[idx].TimeEnd > s.pause {
 			isOpen = false
 		}
@@ -155,11 +160,13 @@ func (s *segmenter) add(items []item, channelOf func(item) (int, error)) error {
 			s.segs = append(s.segs, callscribe.Segment{
 				Text: content, TimeStart: start, TimeEnd: end,
 				SpeakerID: ch, SpeakerAlias: callscribe.SpeakerAlias(ch, s.agentChannel),
+				Words: []callscribe.Word{w},
 			})
 			open[ch] = len(s.segs) - 1
 			continue
 		}
 		s.segs[idx].Text += " " + content
+		s.segs[idx].Words = append(s.segs[idx].Words, w)
 		s.segs[idx].TimeEnd = math.Max(s.segs[idx].TimeEnd, end)
 	}
 	return nil
@@ -171,4 +178,16 @@ func seconds(s string) (float64, error) {
 		return 0, fmt.Errorf("word time %q is not a number of seconds", s)
 	}
 	return f, nil
+}
+
+// confidence reads an alternative's confidence ("0.998"), clamped to [0, 1];
+// nil when it is missing or not a number, which costs the word its confidence
+// rather than the job its transcript.
+func confidence(s string) *float64 {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) {
+		return nil
+	}
+	f = min(max(f, 0), 1)
+	return &f
 }

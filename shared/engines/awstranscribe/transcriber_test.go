@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -217,6 +220,18 @@ func word(content, start, end string) map[string]any {
 		"alternatives": []any{map[string]any{"confidence": "0.99", "content": content}}}
 }
 
+// scored is a word with its own confidence; "" leaves the confidence out.
+func scored(content, start, end, confidence string) map[string]any {
+	w := word(content, start, end)
+	alt := w["alternatives"].([]any)[0].(map[string]any)
+	if confidence == "" {
+		delete(alt, "confidence")
+	} else {
+		alt["confidence"] = confidence
+	}
+	return w
+}
+
 func punct(content string) map[string]any {
 	return map[string]any{"type": "punctuation", "alternatives": []any{map[string]any{"confidence": "0.0", "content": content}}}
 }
@@ -236,7 +251,7 @@ func labelled(label string, items []any) []any {
 func stereoOutput() []byte {
 	ch0 := []any{
 		word("Thanks", "0.5", "0.8"), word("for", "0.8", "0.9"), word("calling", "0.9", "1.3"), punct("."),
-		word("How", "1.4", "1.6"), word("can", "1.6", "1.8"), word("I", "1.8", "1.9"), word("help", "1.9", "2.2"), punct("?"),
+		word("How", "1.4", "1.6"), scored("can", "1.6", "1.8", "0.5"), scored("I", "1.8", "1.9", ""), word("help", "1.9", "2.2"), punct("?"),
 		word("Let", "6.5", "6.7"), word("me", "6.7", "6.9"), word("check", "6.9", "7.2"), punct("."),
 	}
 	ch1 := []any{
@@ -344,8 +359,31 @@ func TestStereoStartPendingCompleted(t *testing.T) {
 		{Text: "this month.", TimeStart: 5.5, TimeEnd: 6.0, SpeakerID: 1, SpeakerAlias: "User"},
 		{Text: "Let me check.", TimeStart: 6.5, TimeEnd: 7.2, SpeakerID: 0, SpeakerAlias: "Agent"},
 	}
-	if !reflect.DeepEqual(res.Transcript, wantSegs) {
-		t.Errorf("segments\n got %+v\nwant %+v", res.Transcript, wantSegs)
+	if got := withoutWords(res.Transcript); !reflect.DeepEqual(got, wantSegs) {
+		t.Errorf("segments\n got %+v\nwant %+v", got, wantSegs)
+	}
+	// Each segment's words are its items, with their times and confidences;
+	// a word without a confidence has none and does not count in the mean.
+	help := res.Transcript[1]
+	wantWords := []callscribe.Word{
+		{Text: "How", Start: 1.4, End: 1.6, Confidence: ptr(0.99)},
+		{Text: "can", Start: 1.6, End: 1.8, Confidence: ptr(0.5)},
+		{Text: "I", Start: 1.8, End: 1.9},
+		{Text: "help", Start: 1.9, End: 2.2, Confidence: ptr(0.99)},
+	}
+	if !reflect.DeepEqual(help.Words, wantWords) {
+		t.Errorf("words of %q\n got %s\nwant %s", help.Text, fmtWords(help.Words), fmtWords(wantWords))
+	}
+	if help.Confidence == nil || math.Abs(*help.Confidence-(0.99+0.5+0.99)/3) > 1e-9 {
+		t.Errorf("segment confidence %v, want the mean of 0.99, 0.5, 0.99", help.Confidence)
+	}
+	for _, seg := range res.Transcript {
+		if n := len(strings.Fields(seg.Text)); len(seg.Words) != n {
+			t.Errorf("%q has %d words, want %d", seg.Text, len(seg.Words), n)
+		}
+	}
+	if w := res.Transcript[3].Words; len(w) != 2 || w[0].Text != "this" || w[1].Text != "month" || w[1].End != 6.0 {
+		t.Errorf("words of %q: %s", res.Transcript[3].Text, fmtWords(w))
 	}
 	if res.WordsCount == nil || *res.WordsCount != 16 {
 		t.Errorf("words_count = %v, want 16", res.WordsCount)
@@ -393,8 +431,8 @@ func TestMonoIdentifiesLanguageWithoutChannels(t *testing.T) {
 		{Text: "Hola, buenos días.", TimeStart: 0.2, TimeEnd: 1.2, SpeakerID: 0, SpeakerAlias: "User"},
 		{Text: "Quiero cancelar.", TimeStart: 1.5, TimeEnd: 2.4, SpeakerID: 0, SpeakerAlias: "User"},
 	}
-	if !reflect.DeepEqual(res.Transcript, wantSegs) {
-		t.Errorf("segments\n got %+v\nwant %+v", res.Transcript, wantSegs)
+	if got := withoutWords(res.Transcript); !reflect.DeepEqual(got, wantSegs) {
+		t.Errorf("segments\n got %+v\nwant %+v", got, wantSegs)
 	}
 	if *res.WordsCount != 5 || res.Language == nil || *res.Language != "es-US" || res.DurationSeconds != 3 {
 		t.Errorf("words %d, language %v, duration %v", *res.WordsCount, res.Language, res.DurationSeconds)
@@ -573,4 +611,29 @@ func TestDeleteOfAMissingJobIsNotAFailure(t *testing.T) {
 	if err := e.tr.deleteJobStrict(t.Context(), "busy"); err != nil {
 		t.Fatalf("deleting an existing job: %v", err)
 	}
+}
+
+func ptr(v float64) *float64 { return &v }
+
+// withoutWords is the segments without their words and confidences, for
+// comparing text, times and speakers.
+func withoutWords(segs []callscribe.Segment) []callscribe.Segment {
+	out := make([]callscribe.Segment, len(segs))
+	for i, s := range segs {
+		s.Words, s.Confidence = nil, nil
+		out[i] = s
+	}
+	return out
+}
+
+func fmtWords(words []callscribe.Word) string {
+	var b strings.Builder
+	for _, w := range words {
+		c := "null"
+		if w.Confidence != nil {
+			c = strconv.FormatFloat(*w.Confidence, 'g', -1, 64)
+		}
+		fmt.Fprintf(&b, "[%s %.2f-%.2f %s] ", w.Text, w.Start, w.End, c)
+	}
+	return b.String()
 }

@@ -4,7 +4,10 @@
 // Per channel it resamples to 16 kHz (windowed sinc), finds speech regions with
 // the sphinxbase front end's voice activity detector, and decodes each region as
 // its own utterance, which keeps word times exact; decoding a long file as one
-// utterance drifts by seconds. The stock English LM is interpolated (weight
+// utterance drifts by seconds. Each segment carries its words with their
+// times and, as confidence, the word's posterior probability in the decoder's
+// best-path lattice (ps_seg_prob); that posterior is not calibrated against
+// other engines' confidences. The stock English LM is interpolated (weight
 // 0.5) with a call-centre trigram LM that this package builds at start-up from
 // in-domain text (lmdata/): a few hundred hand-written sentences and the
 // sentences of the tagger's training calls (train/lmtext.go says which calls

@@ -199,11 +199,13 @@ func (d *decoder) setMLLR(path, identity string) error {
 	return nil
 }
 
-// word is a recognised word with its frame span (100 frames per second),
-// relative to the start of the utterance.
+// word is a recognised word with its frame span (framesPerSecond), relative
+// to the start of the utterance, and its posterior probability in the
+// decoder's lattice (0..1).
 type word struct {
 	Text       string
 	Start, End int
+	Posterior  float64
 }
 
 // decode recognises one utterance of 16 kHz audio and returns its words with
@@ -272,7 +274,12 @@ func (d *decoder) words() []word {
 		}
 		var sf, ef C.int
 		C.ps_seg_frames(seg, &sf, &ef)
-		words = append(words, word{Text: w, Start: int(sf), End: int(ef)})
+		// ps_seg_prob gives the word's log posterior in the decoder's log base
+		// (from the best-path lattice, which the decoder builds by default).
+		var ascr, lscr, lback C.int32
+		logPost := C.ps_seg_prob(seg, &ascr, &lscr, &lback)
+		post := float64(C.logmath_exp(C.ps_get_logmath(d.ps), C.int(logPost)))
+		words = append(words, word{Text: w, Start: int(sf), End: int(ef), Posterior: post})
 	}
 	return words
 }

@@ -34,3 +34,28 @@ func buildResult(perChannel [][]callscribe.Segment, duration float64) *callscrib
 }
 
 func round2(v float64) float64 { return math.Round(v*100) / 100 }
+
+// framesPerSecond is the decoder's frame rate (PocketSphinx's default -frate).
+const framesPerSecond = 100
+
+// fitWords rounds the words' times to centiseconds as the segment's are, and
+// keeps them in order and inside the segment [start, end]: each word starts no
+// earlier than the one before ends and ends no earlier than it starts, and a
+// time that overshoots the segment's bounds by rounding is clamped to them.
+// Confidences are clamped to [0, 1].
+func fitWords(words []callscribe.Word, start, end float64) []callscribe.Word {
+	out := make([]callscribe.Word, len(words))
+	prev := start
+	for i, w := range words {
+		ws := min(max(round2(w.Start), prev), end)
+		we := min(max(round2(w.End), ws), end)
+		w.Start, w.End = ws, we
+		if w.Confidence != nil {
+			c := min(max(*w.Confidence, 0), 1)
+			w.Confidence = &c
+		}
+		out[i] = w
+		prev = we
+	}
+	return out
+}

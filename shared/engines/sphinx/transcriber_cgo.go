@@ -375,17 +375,28 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 			continue
 		}
 		texts := make([]string, len(words))
+		spans := make([]callscribe.Word, len(words))
+		start := float64(g.Start) / targetRate
 		for j, w := range words {
 			texts[j] = w.Text
+			post := w.Posterior
+			spans[j] = callscribe.Word{
+				Text:       w.Text,
+				Start:      start + float64(w.Start)/framesPerSecond,
+				End:        start + float64(w.End+1)/framesPerSecond,
+				Confidence: &post,
+			}
 		}
-		start := float64(g.Start) / targetRate
-		out = append(out, callscribe.Segment{
+		seg := callscribe.Segment{
 			Text:         strings.Join(texts, " "),
-			TimeStart:    round2(start + float64(words[0].Start)/100),
-			TimeEnd:      round2(start + float64(words[len(words)-1].End+1)/100),
+			TimeStart:    round2(start + float64(words[0].Start)/framesPerSecond),
+			TimeEnd:      round2(start + float64(words[len(words)-1].End+1)/framesPerSecond),
 			SpeakerID:    ch,
 			SpeakerAlias: alias,
-		})
+		}
+		seg.Words = fitWords(spans, seg.TimeStart, seg.TimeEnd)
+		seg.Confidence = callscribe.MeanConfidence(seg.Words)
+		out = append(out, seg)
 	}
 	return out, report, nil
 }

@@ -202,6 +202,12 @@ func TestRecognisesSentenceWithTimes(t *testing.T) {
 	if s.SpeakerID != 0 || s.SpeakerAlias != callscribe.AliasAgent {
 		t.Errorf("mono speaker %d %q", s.SpeakerID, s.SpeakerAlias)
 	}
+	checkWords(t, s)
+	// The confidences are the lattice's posteriors, not the 1 (log 0) the
+	// decoder reports when it has no lattice: this line's mean is about 0.86.
+	if s.Confidence == nil || *s.Confidence > 0.99 || *s.Confidence < 0.3 {
+		t.Errorf("segment confidence %v: not a posterior of this line", s.Confidence)
+	}
 	if *res.Language != "en" || *res.WordsCount != len(strings.Fields(s.Text)) {
 		t.Errorf("language %q words %d", *res.Language, *res.WordsCount)
 	}
@@ -239,6 +245,8 @@ func TestStereoTelephoneCall(t *testing.T) {
 	if w := wer(userLine, u.Text); w > 0.3 {
 		t.Errorf("user WER %.0f%%: %q", 100*w, u.Text)
 	}
+	checkWords(t, a)
+	checkWords(t, u)
 	us, ue := audibleSpan(ch1, 8000)
 	if d := u.TimeStart - us; d < -0.1 || d > 0.1 {
 		t.Errorf("user time_start %.2f, speech starts at %.2f", u.TimeStart, us)
@@ -289,6 +297,40 @@ func TestStereoTelephoneCall(t *testing.T) {
 		if s.SpeakerID != w.SpeakerID || abs(s.TimeStart-w.TimeStart) > 0.1 || abs(s.TimeEnd-w.TimeEnd) > 0.1 {
 			t.Errorf("MP3 segment %+v, WAV segment %+v", s, w)
 		}
+	}
+}
+
+// checkWords holds a segment's words to the contract: exactly the text's
+// words in order, times monotonic inside the segment, confidences in [0, 1]
+// and the segment's confidence their mean.
+func checkWords(t *testing.T, s callscribe.Segment) {
+	t.Helper()
+	texts := make([]string, len(s.Words))
+	for i, w := range s.Words {
+		texts[i] = w.Text
+	}
+	if !slices.Equal(texts, strings.Fields(s.Text)) {
+		t.Fatalf("words %q, text %q", texts, s.Text)
+	}
+	prev := s.TimeStart
+	var sum float64
+	for _, w := range s.Words {
+		if w.Start < prev || w.End < w.Start || w.End > s.TimeEnd {
+			t.Errorf("word %q at %.2f-%.2f: out of order or outside the segment %.2f-%.2f (previous ends %.2f)", w.Text, w.Start, w.End, s.TimeStart, s.TimeEnd, prev)
+		}
+		prev = w.End
+		if w.Confidence == nil || *w.Confidence < 0 || *w.Confidence > 1 {
+			t.Errorf("word %q confidence %v", w.Text, w.Confidence)
+			continue
+		}
+		sum += *w.Confidence
+	}
+	if s.Confidence == nil || abs(*s.Confidence-sum/float64(len(s.Words))) > 1e-9 {
+		t.Errorf("segment confidence %v, mean of the words' %.4f", s.Confidence, sum/float64(len(s.Words)))
+	}
+	// The words span the segment: the first starts it, the last ends it.
+	if n := len(s.Words); s.Words[0].Start != s.TimeStart || s.Words[n-1].End != s.TimeEnd {
+		t.Errorf("words span %.2f-%.2f, segment %.2f-%.2f", s.Words[0].Start, s.Words[n-1].End, s.TimeStart, s.TimeEnd)
 	}
 }
 

@@ -9,12 +9,14 @@ package apitest
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/callscribe/callscribe/shared/transport/openapi/openapivalidate"
 )
@@ -417,5 +419,77 @@ func checkTranscriptionResult(t testing.TB, r *Response, res map[string]any) {
 		if a, _ := seg["speaker_alias"].(string); a != "Agent" && a != "User" {
 			t.Errorf("%s: segment %d speaker_alias %q is not Agent or User", r, i, a)
 		}
+		checkSegmentWords(t, r, i, seg, ts, te)
 	}
 }
+
+// checkSegmentWords checks a segment's optional words: one per word of its
+// text, in order, timed inside the segment without going back, each with a
+// confidence that is null or in [0, 1], and the segment's confidence (when
+// present) the mean of its words' confidences.
+func checkSegmentWords(t testing.TB, r *Response, i int, seg map[string]any, ts, te float64) {
+	t.Helper()
+	// Times go through JSON as the engine computed them; the slack is for
+	// float arithmetic, not for sloppy engines.
+	const slack = 1e-9
+	text, _ := seg["text"].(string)
+	if v, ok := seg["words"]; ok {
+		words, ok := v.([]any)
+		if !ok {
+			t.Errorf("%s: segment %d words is not an array", r, i)
+			return
+		}
+		fields := strings.Fields(text)
+		if len(words) != len(fields) {
+			t.Errorf("%s: segment %d has %d words for the %d of its text %q", r, i, len(words), len(fields), text)
+		}
+		prevEnd := ts
+		var sum float64
+		scored := 0
+		for j, wv := range words {
+			w, ok := wv.(map[string]any)
+			if !ok {
+				t.Errorf("%s: segment %d word %d is not an object", r, i, j)
+				continue
+			}
+			// The text's words may carry punctuation the words do not.
+			if s, _ := w["text"].(string); strings.TrimSpace(s) == "" {
+				t.Errorf("%s: segment %d word %d has no text", r, i, j)
+			} else if j < len(fields) && trimPunct(s) != trimPunct(fields[j]) {
+				t.Errorf("%s: segment %d word %d is %q, its text's is %q", r, i, j, s, fields[j])
+			}
+			start, ok1 := num(w["start"])
+			end, ok2 := num(w["end"])
+			if !ok1 || !ok2 || start < prevEnd-slack || end < start || end > te+slack {
+				t.Errorf("%s: segment %d (%v..%v) word %d %v at %v..%v: out of order or outside the segment (previous word ends %v)",
+					r, i, ts, te, j, w["text"], w["start"], w["end"], prevEnd)
+			}
+			if ok2 {
+				prevEnd = end
+			}
+			c, present := w["confidence"]
+			if !present {
+				t.Errorf("%s: segment %d word %d has no confidence (number or null)", r, i, j)
+			} else if c != nil {
+				if f, ok := num(c); !ok || f < 0 || f > 1 {
+					t.Errorf("%s: segment %d word %d confidence %v is not in [0, 1]", r, i, j, c)
+				} else {
+					sum += f
+					scored++
+				}
+			}
+		}
+		if c, ok := seg["confidence"]; ok && c != nil && scored > 0 {
+			if f, ok := num(c); !ok || math.Abs(f-sum/float64(scored)) > 1e-6 {
+				t.Errorf("%s: segment %d confidence %v, the mean of its words' is %v", r, i, c, sum/float64(scored))
+			}
+		}
+	}
+	if c, ok := seg["confidence"]; ok && c != nil {
+		if f, ok := num(c); !ok || f < 0 || f > 1 {
+			t.Errorf("%s: segment %d confidence %v is not in [0, 1]", r, i, c)
+		}
+	}
+}
+
+func trimPunct(s string) string { return strings.TrimFunc(s, unicode.IsPunct) }

@@ -56,10 +56,13 @@ func (e *Engine) Transcribe(ctx context.Context, req callscribe.TranscriptionReq
 		channels := max(info.Channels, 1)
 		for ch := 0; ch < channels; ch++ {
 			start := float64(ch) * info.DurationSeconds / float64(channels)
-			res.Transcript = append(res.Transcript, callscribe.Segment{
+			seg := callscribe.Segment{
 				Text: Lines[ch], TimeStart: start, TimeEnd: start + info.DurationSeconds/float64(channels),
 				SpeakerID: ch, SpeakerAlias: callscribe.SpeakerAlias(ch, e.AgentChannel),
-			})
+			}
+			seg.Words = spreadWords(seg)
+			seg.Confidence = callscribe.MeanConfidence(seg.Words)
+			res.Transcript = append(res.Transcript, seg)
 			words += len(strings.Fields(Lines[ch]))
 		}
 	}
@@ -68,6 +71,30 @@ func (e *Engine) Transcribe(ctx context.Context, req callscribe.TranscriptionReq
 		res.MetaData = &callscribe.TranscriptionMetaData{Keyterms: echoKeyterms(req.Keyterms)}
 	}
 	return res, nil
+}
+
+// WordConfidence is the confidence the engine gives every word.
+const WordConfidence = 0.9
+
+// spreadWords times the segment's words evenly over its span, in order; the
+// last ends exactly at the segment's end.
+func spreadWords(seg callscribe.Segment) []callscribe.Word {
+	fields := strings.Fields(seg.Text)
+	words := make([]callscribe.Word, len(fields))
+	span := seg.TimeEnd - seg.TimeStart
+	for i, f := range fields {
+		conf := WordConfidence
+		words[i] = callscribe.Word{
+			Text:       f,
+			Start:      seg.TimeStart + span*float64(i)/float64(len(fields)),
+			End:        seg.TimeStart + span*float64(i+1)/float64(len(fields)),
+			Confidence: &conf,
+		}
+	}
+	if n := len(words); n > 0 {
+		words[n-1].End = seg.TimeEnd
+	}
+	return words
 }
 
 // echoKeyterms reports terms against the vocabulary of Lines.

@@ -22,10 +22,23 @@ type Word struct {
 	Start, End float64
 }
 
-// WordTimer returns the words of a segment with their times. Interpolation is
-// all there is today; a transcript with recognised word times will supply
-// those instead.
+// WordTimer returns the words of a segment with their times.
 type WordTimer func(seg callscribe.Segment) []Word
+
+// segmentWords uses the engine's word times when the segment carries one word
+// per word of its text (the text's words keep their punctuation, which the
+// engine's words may not), and interpolates otherwise.
+func segmentWords(seg callscribe.Segment) []Word {
+	fields := strings.Fields(seg.Text)
+	if len(seg.Words) == 0 || len(seg.Words) != len(fields) {
+		return interpolatedWords(seg)
+	}
+	words := make([]Word, len(fields))
+	for i, f := range fields {
+		words[i] = Word{Text: f, Start: seg.Words[i].Start, End: seg.Words[i].End}
+	}
+	return words
+}
 
 // interpolatedWords gives each word of seg a share of the segment's span in
 // proportion to its characters (a space counts with the word after it), so a

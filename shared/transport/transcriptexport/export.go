@@ -6,11 +6,10 @@
 // Subtitle cues follow the usual broadcast limits: at most 7 seconds and at
 // most 2 lines of 42 characters, split at word boundaries (a single word longer
 // than a line gets a line of its own rather than being cut, and one that lasts
-// longer than 7 s is shown for 7 s). Segments carry no
-// word times yet, so a word's time is interpolated in proportion to the
-// characters before it in its segment; the splitter takes the word times from
-// a function, so recognised word times can replace the interpolation without
-// changing the cue rules. Each cue names its speaker: WebVTT as a voice span
+// longer than 7 s is shown for 7 s). Cues are timed by the engine's word
+// times when a segment carries its words; otherwise a word's time is
+// interpolated in proportion to the characters before it in its segment. The
+// JSON file is the result itself, words included. Each cue names its speaker: WebVTT as a voice span
 // (<v Agent>), SRT and text as an "Agent: " prefix.
 //
 // Transcript text is untrusted (it is whatever was said on a call). WebVTT
@@ -84,9 +83,9 @@ func Write(w io.Writer, f Format, r *callscribe.TranscriptionResult) error {
 	case TXT:
 		return writeTXT(w, r.Transcript)
 	case SRT:
-		return writeSRT(w, Cues(r.Transcript, interpolatedWords, true))
+		return writeSRT(w, Cues(r.Transcript, segmentWords, true))
 	case VTT:
-		return writeVTT(w, Cues(r.Transcript, interpolatedWords, false))
+		return writeVTT(w, Cues(r.Transcript, segmentWords, false))
 	case JSON:
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)

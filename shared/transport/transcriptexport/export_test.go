@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -319,5 +320,40 @@ func TestLinesCountCharactersNotBytes(t *testing.T) {
 	numero, postal := words[3], words[9]
 	if d1, d2 := numero.End-numero.Start, postal.End-postal.Start; math.Abs(d1-d2) > 1e-9 {
 		t.Errorf("%q lasts %v s, %q %v s", numero.Text, d1, postal.Text, d2)
+	}
+}
+
+// A segment carrying its words is cued by their times: five words said in the
+// first 2 s and five more after a pause make two cues that follow the speech,
+// and the JSON file carries the words. Words that do not match the text's
+// words are not trusted: the segment is interpolated.
+func TestCuesFollowTheEnginesWordTimes(t *testing.T) {
+	conf := 0.8
+	seg := callscribe.Segment{Text: "One, two three four five. Six seven eight nine ten.", TimeStart: 0, TimeEnd: 10, SpeakerAlias: "Agent"}
+	for i, w := range strings.Fields("One two three four five Six seven eight nine ten") {
+		start := 0.4 * float64(i)
+		if i >= 5 {
+			start = 8 + 0.4*float64(i-5)
+		}
+		seg.Words = append(seg.Words, callscribe.Word{Text: w, Start: start, End: start + 0.4, Confidence: &conf})
+	}
+	cues := Cues([]callscribe.Segment{seg}, segmentWords, false)
+	if len(cues) != 2 || cues[0].Start != 0 || math.Abs(cues[0].End-2) > 1e-9 || cues[1].Start != 8 || math.Abs(cues[1].End-10) > 1e-9 ||
+		cues[0].Lines[0] != "One, two three four five." {
+		t.Errorf("cues %+v, want 0-2 s and 8-10 s", cues)
+	}
+	if interpolated := Cues([]callscribe.Segment{seg}, interpolatedWords, false); reflect.DeepEqual(interpolated, cues) {
+		t.Fatalf("interpolation gives the same cues %+v: the test shows nothing", cues)
+	}
+
+	short := seg
+	short.Words = seg.Words[:9]
+	if got, want := segmentWords(short), interpolatedWords(short); !reflect.DeepEqual(got, want) {
+		t.Errorf("nine words for ten: %+v, want the interpolation %+v", got, want)
+	}
+
+	out := string(export(t, JSON, &callscribe.TranscriptionResult{Transcript: []callscribe.Segment{seg}}))
+	if !strings.Contains(out, `"words": [`) || !strings.Contains(out, `"text": "Six",`) || !strings.Contains(out, `"confidence": 0.8`) {
+		t.Errorf("the JSON file lacks the words:\n%s", out)
 	}
 }

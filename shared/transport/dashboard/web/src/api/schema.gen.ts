@@ -610,6 +610,38 @@ export interface components {
             speaker_id: 0 | 1;
             /** @enum {string} */
             speaker_alias: "User" | "Agent";
+            /**
+             * Format: double
+             * @description The mean of the segment's words' confidences; absent when the engine
+             *     gives no word confidences.
+             */
+            confidence?: number | null;
+            /**
+             * @description The segment's recognised words in order, exactly the words of `text`;
+             *     absent when the engine gives no word timings.
+             */
+            words?: components["schemas"]["Word"][];
+        };
+        /** @description One recognised word of a segment, timed on the call's timeline. */
+        Word: {
+            text: string;
+            /**
+             * Format: double
+             * @description Seconds from the start of the call.
+             */
+            start: number;
+            /**
+             * Format: double
+             * @description Seconds from the start of the call.
+             */
+            end: number;
+            /**
+             * Format: double
+             * @description The engine's confidence in the word, 0 to 1; null when the engine
+             *     gives none. Engines' scales differ and are not calibrated against
+             *     each other.
+             */
+            confidence: number | null;
         };
         TranscriptionResult: {
             language: string | null;
