@@ -36,9 +36,12 @@
 // and a null response time. Figures are rounded (see the Round constants) so
 // a stored result does not carry float noise.
 //
-// Today every segment is one span carrying all its words. When segments carry
-// per-word timings, [spansOf] is the one place that changes: each word becomes
-// its own span, so pauses inside a segment become non-talk time.
+// Every segment is one span carrying all its words, also where segments now
+// carry word timings. Using the words would make pauses inside a segment
+// non-talk time, but it is more than a change of [spansOf]: turns must stay
+// segment-level (a word is shorter than the backchannel threshold), and a
+// speaker's talk must bridge short pauses before interruptions are counted,
+// or one cut-in of several words would count several times.
 package callmetrics
 
 import (
@@ -82,9 +85,8 @@ type span struct {
 // interval is a stretch of time, start < end.
 type interval struct{ start, end float64 }
 
-// spansOf turns a segment into talk spans: today the segment's own times with
-// all its words. It is the one function to change when segments carry word
-// timings (one span per word, one word each).
+// spansOf turns a segment into talk spans: the segment's own times with all
+// its words (see the package doc for what using word times would take).
 func spansOf(seg callscribe.Segment) []span {
 	words := len(strings.Fields(seg.Text))
 	if words == 0 {
