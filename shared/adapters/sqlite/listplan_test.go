@@ -15,6 +15,12 @@ import (
 func queryPlan(t *testing.T, db *DB, req callscribe.ListRequest) []string {
 	t.Helper()
 	query, args := listQuery(req)
+	return explain(t, db, query, args...)
+}
+
+// explain returns the steps of SQLite's plan for query.
+func explain(t *testing.T, db *DB, query string, args ...any) []string {
+	t.Helper()
 	rows, err := db.read.QueryContext(t.Context(), `EXPLAIN QUERY PLAN `+query, args...)
 	if err != nil {
 		t.Fatalf("EXPLAIN QUERY PLAN: %v", err)
@@ -184,23 +190,7 @@ func TestUnfinishedQueryPlan(t *testing.T) {
 	if want := `'queued', 'processing'`; sqlStatuses(callscribe.UnfinishedStatuses()) != want {
 		t.Fatalf("unfinished statuses as SQL = %s, want %s (the WHERE of jobs_unfinished)", sqlStatuses(callscribe.UnfinishedStatuses()), want)
 	}
-	rows, err := db.read.QueryContext(t.Context(), `EXPLAIN QUERY PLAN `+unfinishedQuery, 10)
-	if err != nil {
-		t.Fatalf("EXPLAIN QUERY PLAN: %v", err)
-	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var id, parent, notused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
+	plan := explain(t, db, unfinishedQuery, 10)
 	if len(plan) != 1 || !strings.Contains(plan[0], "jobs_unfinished") {
 		t.Fatalf("plan %q, want one step on jobs_unfinished", plan)
 	}
