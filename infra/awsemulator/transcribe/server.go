@@ -543,7 +543,9 @@ func notFound() *apiError {
 	return &apiError{http.StatusBadRequest, "NotFoundException", "The requested job couldn't be found. Check the job name and try your request again."}
 }
 
-func (s *Server) get(in *nameRequest) (any, *apiError) {
+// withJob runs fn on the named job under s.mu: the name checked, an unknown
+// job NotFoundException.
+func (s *Server) withJob(in *nameRequest, fn func(name string, j *job) any) (any, *apiError) {
 	name, apiErr := jobName(in)
 	if apiErr != nil {
 		return nil, apiErr
@@ -554,28 +556,24 @@ func (s *Server) get(in *nameRequest) (any, *apiError) {
 	if !ok {
 		return nil, notFound()
 	}
-	return jobResponse{s.describe(j)}, nil
+	return fn(name, j), nil
+}
+
+func (s *Server) get(in *nameRequest) (any, *apiError) {
+	return s.withJob(in, func(_ string, j *job) any { return jobResponse{s.describe(j)} })
 }
 
 // delete forgets a job. A queued job will not start; a running one is
 // cancelled and its result is not written.
 func (s *Server) delete(in *nameRequest) (any, *apiError) {
-	name, apiErr := jobName(in)
-	if apiErr != nil {
-		return nil, apiErr
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	j, ok := s.jobs[name]
-	if !ok {
-		return nil, notFound()
-	}
-	delete(s.jobs, name)
-	j.deleted = true
-	if j.cancel != nil {
-		j.cancel()
-	}
-	return struct{}{}, nil
+	return s.withJob(in, func(name string, j *job) any {
+		delete(s.jobs, name)
+		j.deleted = true
+		if j.cancel != nil {
+			j.cancel()
+		}
+		return struct{}{}
+	})
 }
 
 // describe is a job as GetTranscriptionJob reports it; s.mu is held.
