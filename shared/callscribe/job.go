@@ -150,6 +150,64 @@ type TranscriptionResult struct {
 	// Metrics are the conversation figures computed from Transcript when the
 	// job succeeds (package callmetrics); nil on results stored before them.
 	Metrics *CallMetrics `json:"metrics,omitempty"`
+	// Sentiment is each speaker's sentiment over the call, from the
+	// segments' sentiments; nil on results stored before it.
+	Sentiment *CallSentiment `json:"sentiment,omitempty"`
+}
+
+// Sentiment labels. A segment is positive, neutral or negative; a speaker's
+// whole call may also be mixed (strong turns of both signs).
+const (
+	SentimentPositive = "positive"
+	SentimentNeutral  = "neutral"
+	SentimentNegative = "negative"
+	SentimentMixed    = "mixed"
+)
+
+// Sentiment trends over a call (SpeakerSentiment.Trend).
+const (
+	TrendImproving = "improving"
+	TrendSteady    = "steady"
+	TrendWorsening = "worsening"
+)
+
+// SegmentSentiment is one segment's sentiment.
+type SegmentSentiment struct {
+	// Label is positive, neutral or negative.
+	Label string `json:"label"`
+	// Score is the signed polarity in [-1, 1]: negative below 0, positive above.
+	Score float64 `json:"score"`
+}
+
+// CallSentiment is the `sentiment` object of a transcription result.
+type CallSentiment struct {
+	// Speakers holds one entry per speaker who talked, by speaker_id.
+	Speakers []SpeakerSentiment `json:"speakers"`
+}
+
+// SpeakerSentiment is one speaker's sentiment over the call.
+type SpeakerSentiment struct {
+	SpeakerID    int    `json:"speaker_id"`
+	SpeakerAlias string `json:"speaker_alias"`
+	// Label is the call-level label the documented rule gives this speaker's
+	// turns (for the User it is the customer_sentiment tag's value).
+	Label string `json:"label"`
+	// Score is the speaker's call-level polarity in [-1, 1].
+	Score float64 `json:"score"`
+	// Quarters are the call's four equal quarters of time, in order.
+	Quarters []QuarterSentiment `json:"quarters"`
+	// Trend compares the speaker's late turns with the early ones.
+	Trend string `json:"trend"`
+}
+
+// QuarterSentiment is a speaker's sentiment in one quarter of the call.
+type QuarterSentiment struct {
+	Quarter   int     `json:"quarter"`
+	TimeStart float64 `json:"time_start"`
+	TimeEnd   float64 `json:"time_end"`
+	// Score and Label are nil when the speaker said nothing in the quarter.
+	Score *float64 `json:"score"`
+	Label *string  `json:"label"`
 }
 
 // CallMetrics is the `metrics` object of a transcription result: how the call's
@@ -239,6 +297,9 @@ type Segment struct {
 	// Words are the segment's words in order, exactly the words of Text; empty
 	// when the engine gives no word timings.
 	Words []Word `json:"words,omitempty"`
+	// Sentiment is the segment's sentiment; nil when none was computed (no
+	// words, or a result stored before sentiment existed).
+	Sentiment *SegmentSentiment `json:"sentiment,omitempty"`
 }
 
 // Word is one recognised word of a segment, timed in seconds on the call's

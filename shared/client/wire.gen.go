@@ -80,6 +80,14 @@ type CallMetrics struct {
 	Speakers []SpeakerMetrics `json:"speakers"`
 }
 
+// CallSentiment Each speaker's sentiment over the call, computed from the segments'
+// sentiments when the job succeeds (absent from results stored before
+// sentiment existed).
+type CallSentiment struct {
+	// Speakers One entry per speaker who talked, by speaker_id.
+	Speakers []SpeakerSentiment `json:"speakers"`
+}
+
 // CreatedAPIKey defines model for CreatedAPIKey.
 type CreatedAPIKey struct {
 	Secret string `json:"api_key"`
@@ -274,6 +282,18 @@ type PresignedUpload struct {
 	URL string `json:"url"`
 }
 
+// QuarterSentiment A speaker's sentiment in one quarter of the call (`quarter` 1 to 4,
+// `time_start`..`time_end` in seconds). `score` and `label` are the
+// duration-weighted polarity of the speaker's segments in that quarter;
+// null when the speaker said nothing in it.
+type QuarterSentiment struct {
+	Label     **string `json:"label"`
+	Quarter   int      `json:"quarter"`
+	Score     *float64 `json:"score"`
+	TimeEnd   float64  `json:"time_end"`
+	TimeStart float64  `json:"time_start"`
+}
+
 // QuotaDetails defines model for QuotaDetails.
 type QuotaDetails struct {
 	// FileMinutes Minutes, rounded to 2 decimals.
@@ -299,8 +319,14 @@ type RequestIdOnly struct {
 type Segment struct {
 	// Confidence The mean of the segment's words' confidences; absent when the engine
 	// gives no word confidences.
-	Confidence   *float64 `json:"confidence,omitempty"`
-	SpeakerAlias string   `json:"speaker_alias"`
+	Confidence *float64 `json:"confidence,omitempty"`
+
+	// Sentiment The segment's sentiment: `label` positive, neutral or negative, and
+	// `score` the signed polarity from -1 (most negative) to 1 (most
+	// positive). Absent when none was computed (a segment without words, or a
+	// result stored before sentiment existed).
+	Sentiment    *SegmentSentiment `json:"sentiment,omitempty"`
+	SpeakerAlias string            `json:"speaker_alias"`
 
 	// SpeakerID One speaker per audio channel.
 	SpeakerID int     `json:"speaker_id"`
@@ -311,6 +337,15 @@ type Segment struct {
 	// Words The segment's recognised words in order, exactly the words of `text`;
 	// absent when the engine gives no word timings.
 	Words []Word `json:"words,omitempty"`
+}
+
+// SegmentSentiment The segment's sentiment: `label` positive, neutral or negative, and
+// `score` the signed polarity from -1 (most negative) to 1 (most
+// positive). Absent when none was computed (a segment without words, or a
+// result stored before sentiment existed).
+type SegmentSentiment struct {
+	Label string  `json:"label"`
+	Score float64 `json:"score"`
 }
 
 // SpeakerMetrics One speaker's figures. `talk_share`: its talk over the sum of all
@@ -328,6 +363,20 @@ type SpeakerMetrics struct {
 	TalkShare               float64 `json:"talk_share"`
 	Turns                   int     `json:"turns"`
 	WordsPerMinute          float64 `json:"words_per_minute"`
+}
+
+// SpeakerSentiment One speaker's sentiment over the call. `label` is the call-level label
+// the documented rule gives the speaker's turns (for the User, the value
+// the `customer_sentiment` tag takes); `score` the call-level polarity,
+// -1 to 1; `quarters` the four equal quarters of the call's time, in
+// order; `trend` compares the speaker's late turns with the early ones.
+type SpeakerSentiment struct {
+	Label        string             `json:"label"`
+	Quarters     []QuarterSentiment `json:"quarters"`
+	Score        float64            `json:"score"`
+	SpeakerAlias string             `json:"speaker_alias"`
+	SpeakerID    int                `json:"speaker_id"`
+	Trend        string             `json:"trend"`
 }
 
 // SummarizeRequest Exactly one of `transcription_job_id` and `transcript_text`; blank text counts
@@ -486,9 +535,14 @@ type TranscriptionResult struct {
 	// gap from the end of a User turn to the start of the Agent turn that
 	// follows it, over gaps above 0 and below 10 s; null when there is none
 	// (mono audio, one-sided calls).
-	Metrics    *CallMetrics `json:"metrics,omitempty"`
-	Transcript []Segment    `json:"transcript"`
-	WordsCount *int         `json:"words_count"`
+	Metrics *CallMetrics `json:"metrics,omitempty"`
+
+	// Sentiment Each speaker's sentiment over the call, computed from the segments'
+	// sentiments when the job succeeds (absent from results stored before
+	// sentiment existed).
+	Sentiment  *CallSentiment `json:"sentiment,omitempty"`
+	Transcript []Segment      `json:"transcript"`
+	WordsCount *int           `json:"words_count"`
 }
 
 // TranscriptionMetaData Present only when the job had keyterms.

@@ -621,6 +621,19 @@ export interface components {
              *     absent when the engine gives no word timings.
              */
             words?: components["schemas"]["Word"][];
+            sentiment?: components["schemas"]["SegmentSentiment"];
+        };
+        /**
+         * @description The segment's sentiment: `label` positive, neutral or negative, and
+         *     `score` the signed polarity from -1 (most negative) to 1 (most
+         *     positive). Absent when none was computed (a segment without words, or a
+         *     result stored before sentiment existed).
+         */
+        SegmentSentiment: {
+            /** @enum {string} */
+            label: "positive" | "neutral" | "negative";
+            /** Format: double */
+            score: number;
         };
         /** @description One recognised word of a segment, timed on the call's timeline. */
         Word: {
@@ -654,6 +667,53 @@ export interface components {
                 keyterms?: components["schemas"]["KeytermsReport"];
             };
             metrics?: components["schemas"]["CallMetrics"];
+            sentiment?: components["schemas"]["CallSentiment"];
+        };
+        /**
+         * @description Each speaker's sentiment over the call, computed from the segments'
+         *     sentiments when the job succeeds (absent from results stored before
+         *     sentiment existed).
+         */
+        CallSentiment: {
+            /** @description One entry per speaker who talked, by speaker_id. */
+            speakers: components["schemas"]["SpeakerSentiment"][];
+        };
+        /**
+         * @description One speaker's sentiment over the call. `label` is the call-level label
+         *     the documented rule gives the speaker's turns (for the User, the value
+         *     the `customer_sentiment` tag takes); `score` the call-level polarity,
+         *     -1 to 1; `quarters` the four equal quarters of the call's time, in
+         *     order; `trend` compares the speaker's late turns with the early ones.
+         */
+        SpeakerSentiment: {
+            /** @enum {integer} */
+            speaker_id: 0 | 1;
+            /** @enum {string} */
+            speaker_alias: "User" | "Agent";
+            /** @enum {string} */
+            label: "positive" | "neutral" | "negative" | "mixed";
+            /** Format: double */
+            score: number;
+            quarters: components["schemas"]["QuarterSentiment"][];
+            /** @enum {string} */
+            trend: "improving" | "steady" | "worsening";
+        };
+        /**
+         * @description A speaker's sentiment in one quarter of the call (`quarter` 1 to 4,
+         *     `time_start`..`time_end` in seconds). `score` and `label` are the
+         *     duration-weighted polarity of the speaker's segments in that quarter;
+         *     null when the speaker said nothing in it.
+         */
+        QuarterSentiment: {
+            quarter: number;
+            /** Format: double */
+            time_start: number;
+            /** Format: double */
+            time_end: number;
+            /** Format: double */
+            score: number | null;
+            /** @enum {string|null} */
+            label: "positive" | "neutral" | "negative" | null;
         };
         /**
          * @description How the call's talk was shared and timed, computed from the transcript
