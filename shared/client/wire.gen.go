@@ -60,15 +60,17 @@ type APIKey struct {
 
 // CallMetrics How the call's talk was shared and timed, computed from the transcript
 // when the job succeeds (absent from results stored before metrics
-// existed). Seconds throughout, time figures to the millisecond. Talk is
-// the union of a speaker's segments that carry words. `non_talk_seconds`:
+// existed). Seconds throughout, time figures to the millisecond. A
+// speaker's talk is its words' times (a segment's whole span where the
+// segment has no word timings), with pauses shorter than 0.3 s joined, so
+// a longer pause, also inside a segment, is not talk. `non_talk_seconds`:
 // the duration less everyone's talk. `longest_silence_seconds`: the
 // longest stretch with nobody talking, the call's start and end included.
 // `overtalk_seconds`: time both speakers talk at once; `overtalk_count`:
 // separate stretches of it. `agent_median_response_seconds`: the median
-// gap from the end of a User turn to the start of the Agent turn that
-// follows it, over gaps above 0 and below 10 s; null when there is none
-// (mono audio, one-sided calls).
+// gap from the end of a User turn (its last word) to the start of the
+// Agent turn that follows it (its first word), over gaps above 0 and
+// below 10 s; null when there is none (mono audio, one-sided calls).
 type CallMetrics struct {
 	AgentMedianResponseSeconds *float64 `json:"agent_median_response_seconds"`
 	LongestSilenceSeconds      float64  `json:"longest_silence_seconds"`
@@ -348,12 +350,15 @@ type SegmentSentiment struct {
 	Score float64 `json:"score"`
 }
 
-// SpeakerMetrics One speaker's figures. `talk_share`: its talk over the sum of all
-// speakers' talk (overtalk counts for both). `turns`: the runs of its
-// consecutive segments, segments ordered by start. `longest_monologue_seconds`:
-// its longest turn, first start to last end. `interruptions`: the times
-// it started talking while the other was mid-talk and both kept talking
-// for at least 0.5 s (a shorter overlap is a backchannel).
+// SpeakerMetrics One speaker's figures (talk as in CallMetrics). `talk_share`: its talk
+// over the sum of all speakers' talk (overtalk counts for both).
+// `words_per_minute`: its words over its talk time. `turns`: the runs of
+// its consecutive segments, segments ordered by start (a segment from
+// its first word to its last). `longest_monologue_seconds`: its longest
+// turn, first start to last end, pauses included. `interruptions`: the
+// stretches of its talk that started while the other was mid-talk and in
+// which both kept talking for at least 0.5 s (a shorter overlap is a
+// backchannel).
 type SpeakerMetrics struct {
 	Interruptions           int     `json:"interruptions"`
 	LongestMonologueSeconds float64 `json:"longest_monologue_seconds"`
@@ -526,15 +531,17 @@ type TranscriptionResult struct {
 
 	// Metrics How the call's talk was shared and timed, computed from the transcript
 	// when the job succeeds (absent from results stored before metrics
-	// existed). Seconds throughout, time figures to the millisecond. Talk is
-	// the union of a speaker's segments that carry words. `non_talk_seconds`:
+	// existed). Seconds throughout, time figures to the millisecond. A
+	// speaker's talk is its words' times (a segment's whole span where the
+	// segment has no word timings), with pauses shorter than 0.3 s joined, so
+	// a longer pause, also inside a segment, is not talk. `non_talk_seconds`:
 	// the duration less everyone's talk. `longest_silence_seconds`: the
 	// longest stretch with nobody talking, the call's start and end included.
 	// `overtalk_seconds`: time both speakers talk at once; `overtalk_count`:
 	// separate stretches of it. `agent_median_response_seconds`: the median
-	// gap from the end of a User turn to the start of the Agent turn that
-	// follows it, over gaps above 0 and below 10 s; null when there is none
-	// (mono audio, one-sided calls).
+	// gap from the end of a User turn (its last word) to the start of the
+	// Agent turn that follows it (its first word), over gaps above 0 and
+	// below 10 s; null when there is none (mono audio, one-sided calls).
 	Metrics *CallMetrics `json:"metrics,omitempty"`
 
 	// Sentiment Each speaker's sentiment over the call, computed from the segments'

@@ -1,32 +1,46 @@
 // Package callmetrics computes a call's conversation figures (who talked how
 // much, how fast, over whom, and how quickly the agent answered) from a
-// transcript's speaker-attributed segments and the audio's duration. It is pure
-// domain logic: no I/O, no engine, the same answer on every stack.
+// transcript's speaker-attributed segments, their word timings, and the
+// audio's duration. It is pure domain logic: no I/O, no engine, the same
+// answer on every stack.
 //
-// Definitions (seconds throughout; a segment is talk only when its text has a
-// word; spans are clipped to [0, duration], or to the last segment's end when
-// the duration is unknown):
+// Two units of time carry the figures (seconds throughout; times are clipped
+// to [0, duration], or to the latest end when the duration is unknown; a
+// segment counts only when its text has a word):
 //
-//   - talk_seconds: the length of the union of a speaker's spans, so
-//     overlapping segments of one speaker count once.
+//   - talk: a speaker's word times, where a segment carries words, or the
+//     segment's whole span where it carries none; pauses in a speaker's talk
+//     shorter than [BridgeSeconds] are joined (the gaps between words of one
+//     phrase), so a longer pause, also inside a segment, is not talk.
+//   - utterance: one segment, from its first word's start to its last word's
+//     end (its own span when it has no words). Turns are made of utterances:
+//     a turn is who holds the floor, and a single word is shorter than the
+//     backchannel threshold, so turns stay at the segment's level.
+//
+// Definitions:
+//
+//   - talk_seconds: the length of a speaker's talk (overlapping words or
+//     segments of one speaker count once).
 //   - talk_share: a speaker's talk_seconds over the sum of all speakers'
 //     talk_seconds (overtalk counts for both), so the shares add up to 1.
 //   - words_per_minute: a speaker's words over its talk_seconds in minutes.
-//   - turns: the maximal runs of one speaker's consecutive spans, the spans
-//     ordered by start time; a speaker's turns are the runs that are its. A
-//     span said wholly inside the other speaker's turn does not end that
-//     turn: shorter than [InterruptionMinOverlapSeconds] it is a backchannel
-//     and no turn at all; longer, a turn of its own.
+//   - turns: the maximal runs of one speaker's consecutive utterances, the
+//     utterances ordered by start time; a speaker's turns are the runs that
+//     are its. An utterance said wholly inside the other speaker's turn does
+//     not end that turn: shorter than [InterruptionMinOverlapSeconds] it is a
+//     backchannel and no turn at all; longer, a turn of its own.
 //   - longest_monologue_seconds: a speaker's longest turn, from its first
-//     span's start to its latest end (pauses inside the turn included).
+//     utterance's start to its latest end (pauses inside the turn included).
 //   - non_talk_seconds: the duration less the union of everyone's talk.
 //   - longest_silence_seconds: the longest stretch with nobody talking,
 //     including before the first word and after the last.
 //   - overtalk_seconds: the time two speakers talk at once; overtalk_count: the
 //     number of separate stretches of it.
-//   - interruptions (per speaker): the times the speaker starts talking while
-//     the other is mid-talk and both keep talking for at least
-//     [InterruptionMinOverlapSeconds]; a shorter overlap is a backchannel.
+//   - interruptions (per speaker): the stretches of the speaker's talk that
+//     start while the other is mid-talk and in which both keep talking for at
+//     least [InterruptionMinOverlapSeconds]; a shorter overlap is a
+//     backchannel. Bridging short pauses first makes a cut-in of several
+//     words one interruption, not one per word.
 //   - agent_median_response_seconds: the median, over each User turn followed
 //     by an Agent turn, of the gap from the User turn's end to the Agent turn's
 //     start, counting only gaps above 0 and below [ResponseCapSeconds]; null
@@ -35,13 +49,6 @@
 // Mono audio has one speaker: its figures, zero overtalk and interruptions,
 // and a null response time. Figures are rounded (see the Round constants) so
 // a stored result does not carry float noise.
-//
-// Every segment is one span carrying all its words, also where segments now
-// carry word timings. Using the words would make pauses inside a segment
-// non-talk time, but it is more than a change of [spansOf]: turns must stay
-// segment-level (a word is shorter than the backchannel threshold), and a
-// speaker's talk must bridge short pauses before interruptions are counted,
-// or one cut-in of several words would count several times.
 package callmetrics
 
 import (
@@ -60,6 +67,13 @@ const (
 	// for half a second does.
 	InterruptionMinOverlapSeconds = 0.5
 
+	// BridgeSeconds is the longest pause inside a speaker's talk that still
+	// counts as talk: the gaps between the words of one phrase (stop
+	// closures, breaths) last up to about a quarter of a second, while a
+	// pause a listener notices, where the other could take the floor, is
+	// longer.
+	BridgeSeconds = 0.3
+
 	// ResponseCapSeconds bounds the gaps that count as the agent's response
 	// time: a longer silence is a hold, a lookup or a dropped line rather
 	// than a reply latency, and would swamp the median.
@@ -74,48 +88,78 @@ const (
 	RoundWordsPerMinute = 1
 )
 
-// span is a stretch of one speaker's talk and the words said in it.
-type span struct {
+// timeEpsilon absorbs the float error of differences of times given to the
+// millisecond when they are compared with a threshold.
+const timeEpsilon = 1e-9
+
+// utterance is one segment that has words: its speaker, its extent (first
+// word to last, or the segment's span), its word count, and its talk (the
+// words' times, or the extent when the segment carries none).
+type utterance struct {
 	speaker    int
 	alias      string
 	start, end float64
 	words      int
+	talk       []interval
 }
 
-// interval is a stretch of time, start < end.
+// interval is a stretch of time, start <= end.
 type interval struct{ start, end float64 }
 
-// spansOf turns a segment into talk spans: the segment's own times with all
-// its words (see the package doc for what using word times would take).
-func spansOf(seg callscribe.Segment) []span {
+// utteranceOf returns a segment's utterance; ok is false when its text has no
+// word.
+func utteranceOf(seg callscribe.Segment) (u utterance, ok bool) {
 	words := len(strings.Fields(seg.Text))
 	if words == 0 {
-		return nil
+		return utterance{}, false
 	}
-	return []span{{speaker: seg.SpeakerID, alias: seg.SpeakerAlias, start: seg.TimeStart, end: seg.TimeEnd, words: words}}
+	u = utterance{speaker: seg.SpeakerID, alias: seg.SpeakerAlias, start: seg.TimeStart, end: seg.TimeEnd, words: words}
+	if len(seg.Words) == 0 {
+		u.talk = []interval{{seg.TimeStart, max(seg.TimeEnd, seg.TimeStart)}}
+		return u, true
+	}
+	u.start, u.end = math.Inf(1), math.Inf(-1)
+	for _, w := range seg.Words {
+		end := max(w.End, w.Start)
+		u.talk = append(u.talk, interval{w.Start, end})
+		u.start, u.end = min(u.start, w.Start), max(u.end, end)
+	}
+	return u, true
+}
+
+// clip bounds an interval to [0, end].
+func clip(iv interval, end float64) interval {
+	start := min(max(iv.start, 0), end)
+	return interval{start, min(max(iv.end, start), end)}
 }
 
 // Compute returns the figures of a transcript whose audio lasts
-// durationSeconds (0 when unknown). The segments may come in any order.
+// durationSeconds (0 when unknown). The segments, and a segment's words, may
+// come in any order.
 func Compute(segments []callscribe.Segment, durationSeconds float64) *callscribe.CallMetrics {
-	var spans []span
+	var utts []utterance
 	for _, seg := range segments {
-		spans = append(spans, spansOf(seg)...)
+		if u, ok := utteranceOf(seg); ok {
+			utts = append(utts, u)
+		}
 	}
 	callEnd := durationSeconds
 	if callEnd <= 0 {
-		for _, s := range spans {
-			callEnd = max(callEnd, s.end)
+		for _, u := range utts {
+			callEnd = max(callEnd, u.end)
 		}
 	}
-	// Clip to the call; words of a span clipped to nothing still count toward
-	// its speaker's words (the engine heard them), but add no talk time.
-	for i := range spans {
-		spans[i].start = min(max(spans[i].start, 0), callEnd)
-		spans[i].end = min(max(spans[i].end, spans[i].start), callEnd)
+	// Clip to the call; words of an utterance clipped to nothing still count
+	// toward its speaker's words (the engine heard them), but add no time.
+	for i := range utts {
+		ext := clip(interval{utts[i].start, utts[i].end}, callEnd)
+		utts[i].start, utts[i].end = ext.start, ext.end
+		for j := range utts[i].talk {
+			utts[i].talk[j] = clip(utts[i].talk[j], callEnd)
+		}
 	}
-	sort.SliceStable(spans, func(i, j int) bool {
-		a, b := spans[i], spans[j]
+	sort.SliceStable(utts, func(i, j int) bool {
+		a, b := utts[i], utts[j]
 		if a.start != b.start {
 			return a.start < b.start
 		}
@@ -128,21 +172,24 @@ func Compute(segments []callscribe.Segment, durationSeconds float64) *callscribe
 	type speakerState struct {
 		out   callscribe.SpeakerMetrics
 		words int
-		talk  []interval // union, ordered
+		talk  []interval // bridged union, ordered, each of positive length
 	}
 	bySpeaker := map[int]*speakerState{}
 	var ids []int
-	for _, s := range spans {
-		st := bySpeaker[s.speaker]
+	for _, u := range utts {
+		st := bySpeaker[u.speaker]
 		if st == nil {
-			st = &speakerState{out: callscribe.SpeakerMetrics{SpeakerID: s.speaker, SpeakerAlias: s.alias}}
-			bySpeaker[s.speaker] = st
-			ids = append(ids, s.speaker)
+			st = &speakerState{out: callscribe.SpeakerMetrics{SpeakerID: u.speaker, SpeakerAlias: u.alias}}
+			bySpeaker[u.speaker] = st
+			ids = append(ids, u.speaker)
 		}
-		st.words += s.words
-		st.talk = appendUnion(st.talk, s.start, s.end)
+		st.words += u.words
+		st.talk = append(st.talk, u.talk...)
 	}
 	sort.Ints(ids)
+	for _, id := range ids {
+		bySpeaker[id].talk = bridge(bySpeaker[id].talk, BridgeSeconds)
+	}
 
 	m := &callscribe.CallMetrics{Speakers: []callscribe.SpeakerMetrics{}}
 
@@ -171,7 +218,7 @@ func Compute(segments []callscribe.Segment, durationSeconds float64) *callscribe
 	}
 	var turns []turn
 	floor := -1 // the turn of whoever holds the floor
-	for _, s := range spans {
+	for _, s := range utts {
 		if floor >= 0 && turns[floor].speaker != s.speaker && s.end <= turns[floor].end {
 			// Said wholly inside the other speaker's turn: a backchannel is
 			// no turn; a longer cut-in is a turn of its own, but the floor
@@ -196,9 +243,10 @@ func Compute(segments []callscribe.Segment, durationSeconds float64) *callscribe
 
 	// Silence: the gaps of everyone's talk, with the call's two ends.
 	var all []interval
-	for _, s := range spans {
-		all = appendUnion(all, s.start, s.end)
+	for _, id := range ids {
+		all = append(all, bySpeaker[id].talk...)
 	}
+	all = bridge(all, 0)
 	m.NonTalkSeconds = round(max(callEnd-length(all), 0), RoundSeconds)
 	longest, at := 0.0, 0.0
 	for _, iv := range all {
@@ -244,8 +292,8 @@ func Compute(segments []callscribe.Segment, durationSeconds float64) *callscribe
 	m.OvertalkSeconds = round(overtalk, RoundSeconds)
 	m.OvertalkCount = episodes
 
-	// Interruptions: the start of a speaker's talk strictly inside another's,
-	// with enough overlap to be more than a backchannel.
+	// Interruptions: a stretch of a speaker's talk that starts strictly inside
+	// another's, with enough overlap to be more than a backchannel.
 	for _, id := range ids {
 		st := bySpeaker[id]
 		for _, iv := range st.talk {
@@ -291,17 +339,28 @@ func interrupts(iv interval, others []interval) bool {
 	return false
 }
 
-// appendUnion adds [start, end) to a union of intervals built from starts in
-// ascending order; empty stretches add nothing.
-func appendUnion(u []interval, start, end float64) []interval {
-	if end <= start {
-		return u
+// bridge returns the union of ivs (in any order) with gaps shorter than gap
+// closed, ordered, without stretches of zero length. A gap equal to gap stays
+// open; the comparison allows for the float error of subtracting times given
+// to the millisecond.
+func bridge(ivs []interval, gap float64) []interval {
+	s := append([]interval(nil), ivs...)
+	sort.Slice(s, func(i, j int) bool { return s[i].start < s[j].start })
+	var out []interval
+	for _, iv := range s {
+		if n := len(out); n > 0 && (iv.start <= out[n-1].end || iv.start-out[n-1].end < gap-timeEpsilon) {
+			out[n-1].end = max(out[n-1].end, iv.end)
+			continue
+		}
+		out = append(out, iv)
 	}
-	if n := len(u); n > 0 && start <= u[n-1].end {
-		u[n-1].end = max(u[n-1].end, end)
-		return u
+	kept := out[:0]
+	for _, iv := range out {
+		if iv.end > iv.start {
+			kept = append(kept, iv)
+		}
 	}
-	return append(u, interval{start, end})
+	return kept
 }
 
 func length(u []interval) float64 {

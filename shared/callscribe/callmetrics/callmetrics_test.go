@@ -156,3 +156,129 @@ func deref(p *float64) any {
 	}
 	return *p
 }
+
+// wseg builds a segment spanning start..end whose words are timed as given
+// (each [start, end]); its text has one word per timing.
+func wseg(speaker int, start, end float64, words ...[2]float64) callscribe.Segment {
+	s := seg(speaker, start, end, len(words))
+	for i, w := range words {
+		s.Words = append(s.Words, callscribe.Word{Text: "word" + string(rune('a'+i)), Start: w[0], End: w[1]})
+	}
+	return s
+}
+
+// TestComputeFromWords: where segments carry words, talk is the words' times
+// with pauses shorter than BridgeSeconds joined; turns and the response delay
+// use a segment's first and last word.
+func TestComputeFromWords(t *testing.T) {
+	tests := []struct {
+		name     string
+		segments []callscribe.Segment
+		duration float64
+		want     *callscribe.CallMetrics
+	}{
+		{
+			// The segment spans 0-5, but 2-3 is a pause: 4 s of talk, not 5.
+			name:     "a pause inside a segment longer than the bridge is not talk",
+			segments: []callscribe.Segment{wseg(0, 0, 5, [2]float64{0, 1}, [2]float64{1.1, 2}, [2]float64{3, 4}, [2]float64{4.2, 5})},
+			duration: 6,
+			want: &callscribe.CallMetrics{
+				Speakers:              []callscribe.SpeakerMetrics{agent(4, 1, 60, 1, 5, 0)},
+				NonTalkSeconds:        2,
+				LongestSilenceSeconds: 1, // 2-3 and 5-6
+			},
+		},
+		{
+			// A pause of 0.29 s is joined, one of exactly 0.3 s is not.
+			name:     "the bridge threshold",
+			segments: []callscribe.Segment{wseg(0, 0, 3, [2]float64{0, 1}, [2]float64{1.29, 2}, [2]float64{2.3, 3})},
+			duration: 3,
+			want: &callscribe.CallMetrics{
+				Speakers:              []callscribe.SpeakerMetrics{agent(2.7, 1, 66.7, 1, 3, 0)},
+				NonTalkSeconds:        0.3,
+				LongestSilenceSeconds: 0.3,
+			},
+		},
+		{
+			// The User's segment starts at 1.5 but its first word at 2.4: the
+			// overtalk is 2.4-3 (0.6 s, an interruption), not 1.5-3.
+			name: "overlapping words across speakers",
+			segments: []callscribe.Segment{
+				wseg(0, 0, 3, [2]float64{0, 0.9}, [2]float64{1, 1.9}, [2]float64{2, 3}),
+				wseg(1, 1.5, 4, [2]float64{2.4, 3.2}, [2]float64{3.3, 4}),
+			},
+			duration: 5,
+			want: &callscribe.CallMetrics{
+				Speakers:              []callscribe.SpeakerMetrics{agent(3, 0.6522, 60, 1, 3, 0), user(1.6, 0.3478, 75, 1, 1.6, 1)},
+				NonTalkSeconds:        1,
+				LongestSilenceSeconds: 1,
+				OvertalkSeconds:       0.6,
+				OvertalkCount:         1,
+			},
+		},
+		{
+			// Three words with 0.2 s pauses while the Agent talks on: one
+			// stretch of talk, one interruption, one turn inside the Agent's.
+			name: "a cut-in of several words is one interruption",
+			segments: []callscribe.Segment{
+				seg(0, 0, 6, 12),
+				wseg(1, 2, 3.5, [2]float64{2, 2.4}, [2]float64{2.6, 3}, [2]float64{3.2, 3.5}),
+			},
+			duration: 6,
+			want: &callscribe.CallMetrics{
+				Speakers:        []callscribe.SpeakerMetrics{agent(6, 0.8, 120, 1, 6, 0), user(1.5, 0.2, 120, 1, 1.5, 1)},
+				OvertalkSeconds: 1.5,
+				OvertalkCount:   1,
+			},
+		},
+		{
+			name: "mono",
+			segments: []callscribe.Segment{
+				wseg(0, 0, 4, [2]float64{0.5, 1}, [2]float64{1.1, 1.5}),
+				wseg(0, 5, 8, [2]float64{5, 6}, [2]float64{7, 8}),
+			},
+			duration: 9,
+			want: &callscribe.CallMetrics{
+				// One turn from the first word (0.5) to the last (8).
+				Speakers:              []callscribe.SpeakerMetrics{agent(3, 1, 80, 1, 7.5, 0)},
+				NonTalkSeconds:        6,
+				LongestSilenceSeconds: 3.5, // 1.5-5
+			},
+		},
+		{
+			// The User's segment runs to 3 but its last word ends at 2, so the
+			// Agent (a segment without words, from 3) answers after 1 s.
+			name: "segments with and without words",
+			segments: []callscribe.Segment{
+				wseg(1, 0, 3, [2]float64{0.2, 1}, [2]float64{1.1, 2}),
+				seg(0, 3, 5, 4),
+			},
+			duration: 6,
+			want: &callscribe.CallMetrics{
+				Speakers:                   []callscribe.SpeakerMetrics{agent(2, 0.5263, 120, 1, 2, 0), user(1.8, 0.4737, 66.7, 1, 1.8, 0)},
+				NonTalkSeconds:             2.2,
+				LongestSilenceSeconds:      1, // 2-3 and 5-6
+				AgentMedianResponseSeconds: ptr(1),
+			},
+		},
+		{
+			// The words come out of order and two overlap: talk is their union.
+			name:     "words in any order, overlapping words count once",
+			segments: []callscribe.Segment{wseg(0, 0, 3, [2]float64{2, 3}, [2]float64{0, 1.2}, [2]float64{1, 1.5})},
+			duration: 3,
+			want: &callscribe.CallMetrics{
+				Speakers:              []callscribe.SpeakerMetrics{agent(2.5, 1, 72, 1, 3, 0)},
+				NonTalkSeconds:        0.5,
+				LongestSilenceSeconds: 0.5,
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Compute(tt.segments, tt.duration)
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Compute:\n got %+v (response %v)\nwant %+v (response %v)", got, deref(got.AgentMedianResponseSeconds), tt.want, deref(tt.want.AgentMedianResponseSeconds))
+			}
+		})
+	}
+}
