@@ -18,12 +18,13 @@
 //	callscribe transcribe --wait --format srt --output call.srt call.wav
 //	callscribe jobs list
 //	callscribe jobs get JOB_ID                   # [00:01.5] Agent: ...
+//	callscribe jobs metrics JOB_ID               # talk, turns, silence, overtalk as a table
 //	callscribe summarize --job JOB_ID --wait
 //	callscribe tag --job JOB_ID --wait
 //	callscribe usage
 //
 // Commands: signup; login; keys create|list|revoke; usage; transcribe FILE...;
-// jobs list|get|delete; summarize; tag; taxonomy; wait JOB_ID; version;
+// jobs list|get|metrics|delete; summarize; tag; taxonomy; wait JOB_ID; version;
 // completion bash|zsh|fish. Every command has --help with examples.
 //
 // Waiting: --wait (transcribe, summarize, tag) and wait poll every

@@ -61,7 +61,7 @@ func TestRunWithoutService(t *testing.T) {
 	if code := run(context.Background(), []string{"--version"}, nil, &out, &errb, env); code != 0 || out.String() != versionText()+"\n" {
 		t.Errorf("--version: exit %d, %q", code, out.String())
 	}
-	for _, cmd := range [][]string{{"completion"}, {"login"}, {"keys", "create"}, {"keys", "list"}, {"keys", "revoke"}, {"usage"}, {"transcribe"}, {"jobs", "list"}, {"jobs", "get"}, {"jobs", "delete"}, {"summarize"}, {"tag"}, {"taxonomy"}, {"wait"}, {"version"}} {
+	for _, cmd := range [][]string{{"completion"}, {"login"}, {"keys", "create"}, {"keys", "list"}, {"keys", "revoke"}, {"usage"}, {"transcribe"}, {"jobs", "list"}, {"jobs", "get"}, {"jobs", "metrics"}, {"jobs", "delete"}, {"summarize"}, {"tag"}, {"taxonomy"}, {"wait"}, {"version"}} {
 		out.Reset()
 		if code := run(context.Background(), append(cmd, "--help"), nil, &out, &errb, env); code != 0 || !bytes.Contains(out.Bytes(), []byte("Example")) {
 			t.Errorf("%v --help: exit %d, no examples:\n%s", cmd, code, out.String())

@@ -14,9 +14,10 @@ import (
 
 // JobsCmd groups the job commands.
 type JobsCmd struct {
-	List   JobsListCmd   `cmd:"" help:"List jobs of every type, newest first."`
-	Get    JobsGetCmd    `cmd:"" help:"Show one job: a transcript, a summary or tags."`
-	Delete JobsDeleteCmd `cmd:"" help:"Delete a job (its audio at once, its record after the retention period)."`
+	List    JobsListCmd    `cmd:"" help:"List jobs of every type, newest first."`
+	Get     JobsGetCmd     `cmd:"" help:"Show one job: a transcript, a summary or tags."`
+	Metrics JobsMetricsCmd `cmd:"" help:"Show a transcription's call metrics: talk, turns, silence, overtalk, response time."`
+	Delete  JobsDeleteCmd  `cmd:"" help:"Delete a job (its audio at once, its record after the retention period)."`
 }
 
 // JobsListCmd lists jobs.
@@ -149,18 +150,32 @@ func deref(s *string) string {
 // JobsGetCmd shows one job.
 type JobsGetCmd struct {
 	ID     string `arg:"" name:"job-id" help:"The job's id."`
-	Format string `short:"f" help:"Output: text (readable), json (the job as the API returns it), srt or vtt (subtitles of a transcription)." enum:"text,json,srt,vtt" default:"text"`
+	Format string `short:"f" help:"Output: text (readable), json (the job as the API returns it, words and metrics included), srt or vtt (subtitles of a transcription)." enum:"text,json,srt,vtt" default:"text"`
+	// MarkLowConfidence is a flag with an optional value: see lowConfidenceFlag.
+	MarkLowConfidence lowConfidenceFlag `name:"mark-low-confidence" help:"In the text format, write each word the engine is less sure of than T as [word?]; T is 0.5 unless given as --mark-low-confidence=T (0 < T <= 1). Words without a confidence are never marked."`
 }
 
 func (JobsGetCmd) Help() string {
 	return `The text format prints a transcript one line per turn ("[00:01.5] Agent: ..."),
 a summary as its topic and prose, tags as one line per category.
+--mark-low-confidence marks the transcript's uncertain words: "[bill?]" is a
+word recognised with a confidence below the threshold.
 
 Examples:
 
     callscribe jobs get 7c0e8a4e-...
+    callscribe jobs get 7c0e8a4e-... --mark-low-confidence=0.7
     callscribe jobs get 7c0e8a4e-... --format json | jq .result.duration_seconds
     callscribe jobs get 7c0e8a4e-... --format srt > call.srt`
+}
+
+// Validate refuses --mark-low-confidence outside the text format, where it
+// would change nothing (a usage error, exit 2).
+func (c *JobsGetCmd) Validate() error {
+	if c.MarkLowConfidence.threshold > 0 && c.Format != "text" {
+		return usagef("--mark-low-confidence marks words in the text format only, not in --format %s", c.Format)
+	}
+	return nil
 }
 
 func (c *JobsGetCmd) Run(e *env) error {
@@ -184,12 +199,16 @@ func (c *JobsGetCmd) Run(e *env) error {
 	if c.Format == "json" {
 		return writeJSONIndent(e.stdout, job)
 	}
-	return writeJobText(e.stdout, job)
+	return writeJobTextMarked(e.stdout, job, c.MarkLowConfidence.threshold)
 }
 
 // writeJobText writes a job readably: its result when it succeeded, its error
 // when it failed, its status otherwise.
-func writeJobText(w io.Writer, job *client.Job) error {
+func writeJobText(w io.Writer, job *client.Job) error { return writeJobTextMarked(w, job, 0) }
+
+// writeJobTextMarked is writeJobText with a transcript's words below the
+// confidence threshold marked (0: none; see markedText).
+func writeJobTextMarked(w io.Writer, job *client.Job, threshold float64) error {
 	switch job.Status {
 	case client.StatusSucceeded:
 	case client.StatusFailed:
@@ -225,14 +244,15 @@ func writeJobText(w io.Writer, job *client.Job) error {
 		if err != nil {
 			return err
 		}
-		writeTranscript(&b, r)
+		writeTranscript(&b, r, threshold)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// writeTranscript writes one line per turn, `[mm:ss.s] Agent: text`.
-func writeTranscript(b *strings.Builder, r *client.TranscriptionResult) {
+// writeTranscript writes one line per turn, `[mm:ss.s] Agent: text`, with
+// the words below the confidence threshold marked (0: none).
+func writeTranscript(b *strings.Builder, r *client.TranscriptionResult, threshold float64) {
 	if len(r.Transcript) == 0 {
 		b.WriteString("(no speech)\n")
 		return
@@ -248,7 +268,7 @@ func writeTranscript(b *strings.Builder, r *client.TranscriptionResult) {
 		return 0
 	})
 	for _, s := range segs {
-		b.WriteString(turnLine(s.TimeStart, s.SpeakerAlias, s.Text))
+		b.WriteString(turnLine(s.TimeStart, s.SpeakerAlias, markedText(s, threshold)))
 		b.WriteByte('\n')
 	}
 }

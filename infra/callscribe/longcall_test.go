@@ -147,6 +147,9 @@ func TestCompletionBash(t *testing.T) {
 	}
 	for line, want := range map[string]string{
 		"callscribe jobs l":                  "list",
+		"callscribe jobs m":                  "metrics",
+		"callscribe jobs metrics --format j": "json",
+		"callscribe jobs get --mark":         "--mark-low-confidence",
 		"callscribe keys ":                   "create list revoke --help -h --base-url --api-key --gateway-key --config --json --quiet -q --version",
 		"callscribe transcribe --format s":   "srt",
 		"callscribe jobs list --status s":    "succeeded",

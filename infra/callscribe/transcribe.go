@@ -330,7 +330,7 @@ func (c *TranscribeCmd) render(e *env, cl *client.Client, job *client.Job) ([]by
 		return nil, err
 	}
 	var b strings.Builder
-	writeTranscript(&b, r)
+	writeTranscript(&b, r, 0)
 	return []byte(b.String()), nil
 }
 
