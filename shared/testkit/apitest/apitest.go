@@ -420,6 +420,7 @@ func checkTranscriptionResult(t testing.TB, r *Response, res map[string]any) {
 			t.Errorf("%s: segment %d speaker_alias %q is not Agent or User", r, i, a)
 		}
 		checkSegmentWords(t, r, i, seg, ts, te)
+		checkSegmentSentiment(t, r, i, seg)
 	}
 }
 
