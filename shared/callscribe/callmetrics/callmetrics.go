@@ -218,21 +218,21 @@ func Compute(segments []callscribe.Segment, durationSeconds float64) *callscribe
 	}
 	var turns []turn
 	floor := -1 // the turn of whoever holds the floor
-	for _, s := range utts {
-		if floor >= 0 && turns[floor].speaker != s.speaker && s.end <= turns[floor].end {
+	for _, u := range utts {
+		if floor >= 0 && turns[floor].speaker != u.speaker && u.end <= turns[floor].end {
 			// Said wholly inside the other speaker's turn: a backchannel is
 			// no turn; a longer cut-in is a turn of its own, but the floor
 			// stays with the speaker who kept talking.
-			if s.end-s.start >= InterruptionMinOverlapSeconds {
-				turns = append(turns, turn{speaker: s.speaker, alias: s.alias, start: s.start, end: s.end})
+			if u.end-u.start >= InterruptionMinOverlapSeconds {
+				turns = append(turns, turn{speaker: u.speaker, alias: u.alias, start: u.start, end: u.end})
 			}
 			continue
 		}
-		if floor >= 0 && turns[floor].speaker == s.speaker {
-			turns[floor].end = max(turns[floor].end, s.end)
+		if floor >= 0 && turns[floor].speaker == u.speaker {
+			turns[floor].end = max(turns[floor].end, u.end)
 			continue
 		}
-		turns = append(turns, turn{speaker: s.speaker, alias: s.alias, start: s.start, end: s.end})
+		turns = append(turns, turn{speaker: u.speaker, alias: u.alias, start: u.start, end: u.end})
 		floor = len(turns) - 1
 	}
 	for _, t := range turns {
