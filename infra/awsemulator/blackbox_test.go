@@ -120,7 +120,7 @@ func TestBlackBoxAWSLocal(t *testing.T) {
 	// Words, sentiment and metrics on a call with known overlap and gaps,
 	// through the Lambda handlers and the stored result. The test engine, as
 	// in infra/embeddedserver's TestBlackBox: the embedded engine behind the
-	// local Amazon Transcribe takes tens of seconds over this call.
+	// local Amazon Transcribe would take 10 s or more over this call.
 	t.Run("TimedCall", func(t *testing.T) {
 		apitest.RunTimedCall(t, svc, opts, apitest.SynthesizeTimedCall(t), apitest.TestEngineTolerances)
 	})
