@@ -197,9 +197,11 @@ test("timelineLength is the result's duration, stretched to the last talk", () =
   assert.equal(timelineLength(0, []), 0);
 });
 
-test("ticks take a round step with at most six marks", () => {
+test("ticks take a round step with at most max marks (six unless told)", () => {
   assert.deepEqual(ticks(20), [0, 5, 10, 15, 20]);
   assert.deepEqual(ticks(300), [0, 60, 120, 180, 240, 300]);
   assert.deepEqual(ticks(0), [0]);
+  assert.deepEqual(ticks(6, 4), [0, 2, 4, 6]);
+  assert.deepEqual(ticks(34, 4), [0, 10, 20, 30]);
   assert.ok(ticks(4 * 3600).length <= 7);
 });

@@ -110,7 +110,8 @@ export function timelineView(segments: Segment[], duration: number, playback: Pl
   track.appendChild(drawing);
   track.appendChild(head);
   const axis = el("div", { class: "axis", "aria-hidden": "true" });
-  for (const t of ticks(length)) {
+  // Four labels at most: they fit under the track at phone width.
+  for (const t of ticks(length, 4)) {
     const mark = el("span", {}, clock(t));
     mark.style.left = (t / length) * 100 + "%";
     axis.appendChild(mark);
