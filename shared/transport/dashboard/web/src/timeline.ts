@@ -34,18 +34,15 @@ export const lowConfidence = 0.5;
 export const spoken = (s: Segment): boolean => s.text.trim() !== "";
 
 /**
- * Where a segment's talk lies: from its first word's start to its last word's
- * end when it carries word times (the segment's own bounds may include the
- * pauses around the words), else the segment's bounds.
+ * Where a segment's talk lies, as the call's metrics count it (so the marks
+ * and the figures agree): the segment's bounds, kept within the call when its
+ * length is known. Word times do not shorten it; they drive the highlighting
+ * of the spoken word.
  */
-export function talkSpan(s: Segment): Span {
-  const words = s.words ?? [];
-  let start = s.time_start;
-  let end = s.time_end;
-  if (words.length > 0) {
-    start = Math.min(...words.map((w) => w.start));
-    end = Math.max(...words.map((w) => w.end));
-  }
+export function talkSpan(s: Segment, duration = 0): Span {
+  const upper = duration > 0 ? duration : Infinity;
+  const start = Math.min(Math.max(0, s.time_start), upper);
+  const end = Math.min(Math.max(0, s.time_end), upper);
   return { start, end: Math.max(start, end) };
 }
 
@@ -76,8 +73,8 @@ export function intersect(a: Span[], b: Span[]): Span[] {
   return out;
 }
 
-/** The lanes of the timeline: one per speaker who talked, Agent first; mono audio has one. */
-export function lanes(segments: Segment[]): Lane[] {
+/** The lanes of the timeline: one per speaker who talked, Agent first; mono audio has one. duration, when known, bounds the talk. */
+export function lanes(segments: Segment[], duration = 0): Lane[] {
   const bySpeaker = new Map<number, Lane>();
   segments.forEach((s, index) => {
     if (!spoken(s)) return;
@@ -86,7 +83,7 @@ export function lanes(segments: Segment[]): Lane[] {
       lane = { speakerId: s.speaker_id, alias: s.speaker_alias, turns: [], talk: [] };
       bySpeaker.set(s.speaker_id, lane);
     }
-    lane.turns.push({ ...talkSpan(s), segment: index, sentiment: s.sentiment ?? null });
+    lane.turns.push({ ...talkSpan(s, duration), segment: index, sentiment: s.sentiment ?? null });
   });
   const out = [...bySpeaker.values()].sort((a, b) => (a.alias === b.alias ? a.speakerId - b.speakerId : a.alias === "Agent" ? -1 : 1));
   for (const lane of out) {
@@ -96,14 +93,14 @@ export function lanes(segments: Segment[]): Lane[] {
   return out;
 }
 
-/** Where both speakers talk at once (a call has two at most, one per channel); none with one lane. */
+/** Where both speakers talk at once, as the metrics' overtalk counts it (a call has two speakers at most, one per channel); none with one lane. */
 export function overtalk(ls: Lane[]): Span[] {
   return ls.length < 2 ? [] : intersect(ls[0].talk, ls[1].talk);
 }
 
 /**
  * The stretches of at least min seconds where nobody talks, the call's start
- * and end included (as the metrics' longest silence counts them).
+ * and end included (as the metrics' longest_silence_seconds counts them).
  */
 export function silences(ls: Lane[], duration: number, min = longSilenceSeconds): Span[] {
   const talk = union(ls.flatMap((l) => l.talk));

@@ -10,8 +10,9 @@ function seg(alias: Alias, start: number, end: number, words?: [string, number, 
   return s;
 }
 
-// A hand-built call of 20 s: the Agent talks 0.5-4 and 9-12, the User 3-7
-// (overlapping the Agent by 1 s) and 11.5-14 (0.5 s), then nobody to the end.
+// A hand-built call of 20 s: the Agent talks 0-4.2 (its words 0.5-4) and 9-12,
+// the User 3-7 (overlapping the Agent by 1.2 s) and 11.5-14 (0.5 s), then
+// nobody to the end.
 const call: Segment[] = [
   seg("Agent", 0, 4.2, [["hello", 0.5, 1], ["how", 1.2, 1.6], ["can", 1.7, 2], ["I", 2.1, 2.3], ["help", 2.4, 4]]),
   seg("User", 3, 7, [["my", 3, 3.5], ["bill", 3.6, 5], ["doubled", 5.2, 7]], { sentiment: { label: "negative", score: -0.7 } }),
@@ -20,10 +21,13 @@ const call: Segment[] = [
   seg("User", 15, 16, undefined, { text: "  " }),
 ];
 
-test("talkSpan is the words' extent when the segment has words, else its bounds", () => {
-  assert.deepEqual(talkSpan(call[0]), { start: 0.5, end: 4 });
+test("talkSpan is the segment's bounds, words or not, within the call", () => {
+  assert.deepEqual(talkSpan(call[0]), { start: 0, end: 4.2 }, "the words (0.5 to 4) do not shorten it");
   assert.deepEqual(talkSpan(call[2]), { start: 9, end: 12 });
   assert.deepEqual(talkSpan(seg("User", 5, 4)), { start: 5, end: 5 });
+  assert.deepEqual(talkSpan(seg("User", 18, 23), 20), { start: 18, end: 20 }, "clipped to the call's length");
+  assert.deepEqual(talkSpan(seg("User", 21, 23), 20), { start: 20, end: 20 });
+  assert.deepEqual(talkSpan(seg("User", -1, 2)), { start: 0, end: 2 });
 });
 
 test("lanes: one per speaker who talked, Agent first, turns in time order with their segment and sentiment", () => {
@@ -43,9 +47,13 @@ test("lanes: one per speaker who talked, Agent first, turns in time order with t
   );
   assert.deepEqual(ls[0].turns[1].sentiment, null, "a turn without sentiment has none");
   assert.deepEqual(ls[0].talk, [
-    { start: 0.5, end: 4 },
+    { start: 0, end: 4.2 },
     { start: 9, end: 12 },
   ]);
+  assert.deepEqual(lanes(call, 13)[1].talk, [
+    { start: 3, end: 7 },
+    { start: 11.5, end: 13 },
+  ], "a known length bounds the talk");
 });
 
 test("lanes: mono audio (one speaker) gives one lane and no overtalk", () => {
@@ -100,7 +108,7 @@ test("intersect gives the time covered by both lists", () => {
 
 test("overtalk is where both speakers talk at once", () => {
   assert.deepEqual(overtalk(lanes(call)), [
-    { start: 3, end: 4 },
+    { start: 3, end: 4.2 },
     { start: 11.5, end: 12 },
   ]);
 });

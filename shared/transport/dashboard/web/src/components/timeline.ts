@@ -54,7 +54,7 @@ function describe(ls: Lane[], over: Span[], quiet: Span[]): string {
  * focus. Null when nobody talked.
  */
 export function timelineView(segments: Segment[], duration: number, playback: Playback): HTMLElement | null {
-  const ls = laneLayout(segments);
+  const ls = laneLayout(segments, duration);
   if (ls.length === 0) return null;
   const length = timelineLength(duration, ls) || 1;
   const over = overtalk(ls);

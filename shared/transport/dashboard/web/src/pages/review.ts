@@ -226,7 +226,7 @@ export async function reviewPage(id: string, at: number | null = null): Promise<
     const segments = result?.transcript ?? [];
     const timeline = result ? timelineView(segments, duration, playback) : null;
     const metrics = result ? metricsPanel(result.metrics) : null;
-    const sentiment = timeline && result ? sentimentView(result.sentiment, timelineLength(duration, lanes(segments))) : null;
+    const sentiment = timeline && result ? sentimentView(result.sentiment, timelineLength(duration, lanes(segments, duration))) : null;
     const unsure = segments.some((s) => s.words?.some((w) => w.confidence !== null && w.confidence < lowConfidence));
     append(
       body,
