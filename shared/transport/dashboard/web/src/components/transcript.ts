@@ -6,7 +6,13 @@ import { Playback, reducedMotion } from "./playback";
 
 function wordView(w: Word, playback: Playback): HTMLElement {
   const low = w.confidence !== null && w.confidence < lowConfidence;
-  const span = el("span", { class: low ? "word low" : "word", title: low ? `Low confidence (${w.confidence!.toFixed(2)}): the engine was unsure of this word` : undefined }, w.text);
+  const span = el(
+    "span",
+    { class: low ? "word low" : "word", title: low ? `Low confidence (${w.confidence!.toFixed(2)}): the engine was unsure of this word` : undefined },
+    w.text,
+    // Said after the word by a screen reader; the underline shows it on screen.
+    low ? el("span", { class: "visually-hidden" }, " (low confidence)") : null,
+  );
   span.addEventListener("click", (e) => {
     // The word's own time, not its turn's start.
     e.stopPropagation();
