@@ -42,7 +42,7 @@ async function render(): Promise<void> {
       page = usagePage();
       break;
     case "job":
-      page = await reviewPage(route.id);
+      page = await reviewPage(route.id, route.t ?? null);
       break;
     case "calls":
       page = callsPage();

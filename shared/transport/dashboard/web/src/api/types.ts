@@ -14,7 +14,14 @@ export type JobStatus = Schemas["JobStatus"];
 export type JobType = Schemas["JobType"];
 export type JobError = Schemas["JobError"];
 export type Segment = Schemas["Segment"];
+export type Word = Schemas["Word"];
+export type SegmentSentiment = Schemas["SegmentSentiment"];
 export type TranscriptionResult = Schemas["TranscriptionResult"];
+export type CallMetrics = Schemas["CallMetrics"];
+export type SpeakerMetrics = Schemas["SpeakerMetrics"];
+export type CallSentiment = Schemas["CallSentiment"];
+export type SpeakerSentiment = Schemas["SpeakerSentiment"];
+export type QuarterSentiment = Schemas["QuarterSentiment"];
 export type SummaryResult = Schemas["SummaryResult"];
 export type TagsResult = Schemas["TagsResult"];
 export type Usage = Schemas["Usage"];
@@ -57,6 +64,12 @@ export function metadataOf(j: Job): Record<string, unknown> | null {
 export function transcriptOf(j: Job): Segment[] {
   if (j.type !== "transcription" || j.status !== "succeeded" || !j.result) return [];
   return (j.result as unknown as TranscriptionResult).transcript ?? [];
+}
+
+/** The whole result of a succeeded transcription (transcript, metrics, sentiment), else null. */
+export function transcriptionOf(j: Job): TranscriptionResult | null {
+  if (j.type !== "transcription" || j.status !== "succeeded" || !j.result) return null;
+  return j.result as unknown as TranscriptionResult;
 }
 
 /** The result of a succeeded summary job, else null. */

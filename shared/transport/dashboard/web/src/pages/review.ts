@@ -1,10 +1,13 @@
 import * as api from "../api/client";
 import type { Job, JobSummary } from "../api/types";
-import { errorOf, metadataOf, transcriptOf } from "../api/types";
+import { errorOf, metadataOf, transcriptionOf } from "../api/types";
 import { statusBadge } from "../components/badge";
 import { derivedView } from "../components/derivedView";
 import { alertText, errorBox, statusRegion } from "../components/errorBox";
 import { backToCalls, shell } from "../components/shell";
+import { metricsPanel, sentimentView } from "../components/metrics";
+import { Playback } from "../components/playback";
+import { timelineView } from "../components/timeline";
 import { transcriptView } from "../components/transcript";
 import { append, el, replace } from "../dom";
 import { clock, metadataValue, since, when } from "../format";
@@ -12,6 +15,7 @@ import { listPageSize } from "../limits";
 import { finished, pollJob } from "../polling";
 import { go } from "../router";
 import { currentLimits, derivedJobs, onLeave, rememberDerived, setFlash } from "../state";
+import { lanes, lowConfidence, startTime, timelineLength } from "../timeline";
 import { callbackUrlProblem } from "../validate";
 import { derivedPage } from "./derived";
 
@@ -97,8 +101,12 @@ function downloadButton(id: string, format: string, status: HTMLElement): HTMLEl
   );
 }
 
-/** A job's page: a transcription's review (player, transcript, insights, downloads, delete), or a derived job's page. */
-export async function reviewPage(id: string): Promise<HTMLElement> {
+/**
+ * A job's page: a transcription's review (player, timeline and metrics,
+ * transcript, insights, downloads, delete), or a derived job's page. at is the
+ * time the call's audio opens at (the route's t), null for the start.
+ */
+export async function reviewPage(id: string, at: number | null = null): Promise<HTMLElement> {
   const status = statusRegion();
   let job: Job;
   let entry: JobSummary | null;
@@ -136,6 +144,10 @@ export async function reviewPage(id: string): Promise<HTMLElement> {
       (l) => (audio.src = l.url),
       (e) => replace(status, errorBox(e)),
     );
+    const result = transcriptionOf(j);
+    const duration = result?.duration_seconds ?? 0;
+    const playback = new Playback(audio, duration);
+    if (at !== null) playback.seek(startTime(at, duration));
     const derivedPanel = el("div", { class: "derived-list" });
     const shown = new Set<string>();
     const made = (jobId: string) => {
@@ -211,17 +223,28 @@ export async function reviewPage(id: string): Promise<HTMLElement> {
       },
       "Delete",
     );
+    const segments = result?.transcript ?? [];
+    const timeline = result ? timelineView(segments, duration, playback) : null;
+    const metrics = result ? metricsPanel(result.metrics) : null;
+    const sentiment = timeline && result ? sentimentView(result.sentiment, timelineLength(duration, lanes(segments, duration))) : null;
+    const unsure = segments.some((s) => s.words?.some((w) => w.confidence !== null && w.confidence < lowConfidence));
     append(
       body,
+      el(
+        "section",
+        { class: "card call-view", "aria-label": "Call audio and timeline" },
+        el("div", { class: "player" }, audio),
+        timeline || metrics ? el("div", { class: "timeline-layout" }, timeline ? el("div", { class: "timeline-col" }, el("h2", {}, "Timeline"), timeline, sentiment) : null, metrics) : null,
+      ),
       el(
         "div",
         { class: "columns" },
         el(
           "section",
           { class: "card main-col" },
-          el("div", { class: "player" }, audio),
-          ready ? el("h2", {}, "Transcript") : null,
-          ready ? transcriptView(transcriptOf(j), audio) : null,
+          ready ? el("h2", {}, "Transcript") : el("p", { class: "muted" }, "The transcript shows here when the call is transcribed."),
+          ready && unsure ? el("p", { class: "hint" }, el("span", { class: "word low" }, "Underlined"), ` words: the engine's confidence is below ${lowConfidence}. Click a word to play from it.`) : null,
+          ready ? transcriptView(segments, playback) : null,
         ),
         el("aside", { class: "card side-col", "aria-label": "Insights" }, el("h2", {}, "Insights"), el("div", { class: "actions" }, summarize), tagForm, derivedPanel, ready ? downloads : null, el("hr"), del),
       ),
