@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callscribe/callscribe/shared/callscribe"
+	"github.com/callscribe/callscribe/shared/callscribe/callmetrics"
 	"github.com/callscribe/callscribe/shared/transport/openapi/openapivalidate"
 )
 
@@ -62,16 +64,27 @@ func loadFixtures(t *testing.T, dir string) map[string]*fixtureJob {
 			t.Fatalf("%s is not a Job as the OpenAPI document defines it: %v", file, err)
 		}
 		var job struct {
-			ID     string `json:"job_id"`
-			Result struct {
-				Duration float64 `json:"duration_seconds"`
-				Language string  `json:"language"`
-			} `json:"result"`
+			ID     string                         `json:"job_id"`
+			Result callscribe.TranscriptionResult `json:"result"`
 		}
 		if err := json.Unmarshal(raw, &job); err != nil {
 			t.Fatal(err)
 		}
-		out[job.ID] = &fixtureJob{raw: raw, id: job.ID, name: name, seconds: job.Result.Duration, language: job.Result.Language, wav: toneWAV(job.Result.Duration)}
+		// The marks the browser checks against the metrics must be the
+		// service's figures, so a fixture's metrics are what the pipeline
+		// would compute from its transcript.
+		if job.Result.Metrics != nil {
+			want, _ := json.Marshal(callmetrics.Compute(job.Result.Transcript, job.Result.DurationSeconds))
+			got, _ := json.Marshal(job.Result.Metrics)
+			if !bytes.Equal(want, got) {
+				t.Fatalf("%s: metrics %s are not what callmetrics computes from its transcript: %s", file, got, want)
+			}
+		}
+		language := ""
+		if job.Result.Language != nil {
+			language = *job.Result.Language
+		}
+		out[job.ID] = &fixtureJob{raw: raw, id: job.ID, name: name, seconds: job.Result.DurationSeconds, language: language, wav: toneWAV(job.Result.DurationSeconds)}
 	}
 	return out
 }

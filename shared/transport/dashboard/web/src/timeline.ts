@@ -16,7 +16,7 @@ export interface Turn extends Span {
   sentiment: SegmentSentiment | null;
 }
 
-/** One speaker's row of the timeline; talk is the union of its turns. */
+/** One speaker's row of the timeline; talk is its words' time, pauses under bridgeSeconds joined (as the metrics count talk). */
 export interface Lane {
   speakerId: 0 | 1;
   alias: "Agent" | "User";
@@ -34,16 +34,47 @@ export const lowConfidence = 0.5;
 export const spoken = (s: Segment): boolean => s.text.trim() !== "";
 
 /**
- * Where a segment's talk lies, as the call's metrics count it (so the marks
- * and the figures agree): the segment's bounds, kept within the call when its
- * length is known. Word times do not shorten it; they drive the highlighting
- * of the spoken word.
+ * A pause in one speaker's talk shorter than this is still talk (the gaps
+ * between the words of a phrase), as the call's metrics count it
+ * (callmetrics.BridgeSeconds).
+ */
+export const bridgeSeconds = 0.3;
+
+/**
+ * A segment's bounds, kept within the call when its length is known: the
+ * extent of its coloured turn on the timeline.
  */
 export function talkSpan(s: Segment, duration = 0): Span {
   const upper = duration > 0 ? duration : Infinity;
   const start = Math.min(Math.max(0, s.time_start), upper);
   const end = Math.min(Math.max(0, s.time_end), upper);
   return { start, end: Math.max(start, end) };
+}
+
+/**
+ * Where a segment's talk lies, as the call's metrics count it (so the marks
+ * and the figures agree): its words' times where it carries words, its whole
+ * span where it carries none, kept within the call when its length is known.
+ */
+export function wordSpans(s: Segment, duration = 0): Span[] {
+  const words = s.words ?? [];
+  if (words.length === 0) return [talkSpan(s, duration)];
+  const upper = duration > 0 ? duration : Infinity;
+  return words.map((w) => {
+    const start = Math.min(Math.max(0, w.start), upper);
+    return { start, end: Math.max(start, Math.min(Math.max(0, w.end), upper)) };
+  });
+}
+
+/** The union of spans with gaps shorter than gap closed, ordered (a gap of exactly gap stays open). */
+export function bridge(spans: Span[], gap: number): Span[] {
+  const out: Span[] = [];
+  for (const s of union(spans)) {
+    const last = out[out.length - 1];
+    if (last && s.start - last.end < gap - 1e-9) last.end = Math.max(last.end, s.end);
+    else out.push({ ...s });
+  }
+  return out;
 }
 
 /** Sorted, merged spans: the time covered by any of spans. */
@@ -76,6 +107,7 @@ export function intersect(a: Span[], b: Span[]): Span[] {
 /** The lanes of the timeline: one per speaker who talked, Agent first; mono audio has one. duration, when known, bounds the talk. */
 export function lanes(segments: Segment[], duration = 0): Lane[] {
   const bySpeaker = new Map<number, Lane>();
+  const spans = new Map<number, Span[]>();
   segments.forEach((s, index) => {
     if (!spoken(s)) return;
     let lane = bySpeaker.get(s.speaker_id);
@@ -84,11 +116,12 @@ export function lanes(segments: Segment[], duration = 0): Lane[] {
       bySpeaker.set(s.speaker_id, lane);
     }
     lane.turns.push({ ...talkSpan(s, duration), segment: index, sentiment: s.sentiment ?? null });
+    spans.set(s.speaker_id, [...(spans.get(s.speaker_id) ?? []), ...wordSpans(s, duration)]);
   });
   const out = [...bySpeaker.values()].sort((a, b) => (a.alias === b.alias ? a.speakerId - b.speakerId : a.alias === "Agent" ? -1 : 1));
   for (const lane of out) {
     lane.turns.sort((a, b) => a.start - b.start);
-    lane.talk = union(lane.turns);
+    lane.talk = bridge(spans.get(lane.speakerId) ?? [], bridgeSeconds);
   }
   return out;
 }

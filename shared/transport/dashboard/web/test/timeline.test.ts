@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Segment } from "../src/api/types";
-import { activeWord, clampTime, intersect, keySeek, lanes, overtalk, silences, startTime, talkSpan, ticks, timeAt, timedWords, timelineLength, union } from "../src/timeline";
+import { activeWord, bridge, bridgeSeconds, clampTime, intersect, keySeek, lanes, overtalk, silences, startTime, talkSpan, ticks, timeAt, timedWords, timelineLength, union, wordSpans } from "../src/timeline";
 
 type Alias = "Agent" | "User";
 function seg(alias: Alias, start: number, end: number, words?: [string, number, number][], extra: Partial<Segment> = {}): Segment {
@@ -47,9 +47,9 @@ test("lanes: one per speaker who talked, Agent first, turns in time order with t
   );
   assert.deepEqual(ls[0].turns[1].sentiment, null, "a turn without sentiment has none");
   assert.deepEqual(ls[0].talk, [
-    { start: 0, end: 4.2 },
+    { start: 0.5, end: 4 },
     { start: 9, end: 12 },
-  ]);
+  ], "talk is the words' time (0.5 to 4, gaps under 0.3 s joined), as the metrics count it; a segment without words counts whole");
   assert.deepEqual(lanes(call, 13)[1].talk, [
     { start: 3, end: 7 },
     { start: 11.5, end: 13 },
@@ -70,6 +70,19 @@ test("lanes: mono audio (one speaker) gives one lane and no overtalk", () => {
     { start: 7, end: 12 },
   ]);
   assert.deepEqual(lanes([]), []);
+});
+
+test("wordSpans and bridge: a pause of bridgeSeconds or more inside a segment is not talk", () => {
+  const s = seg("Agent", 0, 6, [["one", 0, 1], ["two", 1.2, 2], ["three", 2 + bridgeSeconds, 3], ["four", 5, 6]]);
+  assert.deepEqual(wordSpans(s).length, 4);
+  assert.deepEqual(wordSpans(s, 5.5)[3], { start: 5, end: 5.5 }, "clipped to the call's length");
+  assert.deepEqual(wordSpans(seg("User", 1, 2)), [{ start: 1, end: 2 }], "no words: the segment's span");
+  assert.deepEqual(bridge(wordSpans(s), bridgeSeconds), [
+    { start: 0, end: 2 },
+    { start: 2.3, end: 3 },
+    { start: 5, end: 6 },
+  ], "0.2 s joined; exactly 0.3 s and 2 s stay open");
+  assert.deepEqual(lanes([s])[0].turns[0], { start: 0, end: 6, segment: 0, sentiment: null }, "the turn keeps the segment's bounds");
 });
 
 test("union merges overlapping and touching spans and drops empty ones", () => {
@@ -108,7 +121,7 @@ test("intersect gives the time covered by both lists", () => {
 
 test("overtalk is where both speakers talk at once", () => {
   assert.deepEqual(overtalk(lanes(call)), [
-    { start: 3, end: 4.2 },
+    { start: 3, end: 4 },
     { start: 11.5, end: 12 },
   ]);
 });
