@@ -200,3 +200,10 @@ func TestConcurrentOpenOfNewFile(t *testing.T) {
 func TestIdempotencyStoreContract(t *testing.T) {
 	storetest.RunIdempotencyStoreTests(t, func(t *testing.T) callscribe.IdempotencyStore { return openTestDB(t).Idempotency() })
 }
+
+func TestWebhookStoreContract(t *testing.T) {
+	storetest.RunWebhookStoreTests(t, func(t *testing.T) (callscribe.JobStore, callscribe.WebhookStore) {
+		db := openTestDB(t)
+		return db.Jobs(), db.Webhooks()
+	})
+}
