@@ -53,7 +53,11 @@ func TestVerifyWebhookRejects(t *testing.T) {
 		{"changed body", vectorSecret, vectorHeaders(vectorSignature), []byte(`{"status":"failed","call_uuid":"call-42"}`), vectorTime, ErrWebhookSignature},
 		{"other id", vectorSecret, func() http.Header { h := vectorHeaders(vectorSignature); h.Set("webhook-id", "msg_other"); return h }(), body, vectorTime, ErrWebhookSignature},
 		// Moving the timestamp changes the signed content, even within the tolerance.
-		{"other timestamp", vectorSecret, func() http.Header { h := vectorHeaders(vectorSignature); h.Set("webhook-timestamp", "1764264001"); return h }(), body, vectorTime, ErrWebhookSignature},
+		{"other timestamp", vectorSecret, func() http.Header {
+			h := vectorHeaders(vectorSignature)
+			h.Set("webhook-timestamp", "1764264001")
+			return h
+		}(), body, vectorTime, ErrWebhookSignature},
 		{"too old", vectorSecret, vectorHeaders(vectorSignature), body, vectorTime.Add(DefaultWebhookTolerance + time.Second), ErrWebhookTimestamp},
 		{"from the future", vectorSecret, vectorHeaders(vectorSignature), body, vectorTime.Add(-DefaultWebhookTolerance - time.Second), ErrWebhookTimestamp},
 		{"no signature", vectorSecret, func() http.Header { h := vectorHeaders(vectorSignature); h.Del("webhook-signature"); return h }(), body, vectorTime, ErrWebhookHeaders},
