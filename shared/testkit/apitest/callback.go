@@ -334,3 +334,44 @@ func checkDelivery(t testing.TB, d map[string]any, attempt int, outcome string, 
 }
 
 func str(v any) string { s, _ := v.(string); return s }
+
+// RunCallbackRestart checks that a tagDelivered retry outlives the process:
+// the receiver refuses the first attempt; once the record shows the retry
+// queued, the service is killed (SIGKILL) and started again on the same
+// state, and the second attempt still arrives, signed, and is recorded. The
+// target must retry after seconds, not milliseconds (CALLBACK_BACKOFF_BASE of
+// a few seconds), so the kill lands between the two attempts: the retry is a
+// delayed queue message, not a timer in the killed process.
+func RunCallbackRestart(t *testing.T, target Restarter, opts Options) {
+	s := newSuite(t, target, opts)
+	a := s.newAccount(t)
+	rcv := s.newCallbackReceiver(t, 1)
+	id := a.MustDerive(t, "tags", map[string]string{"transcript_text": "User: my order has not arrived", "callback_url": rcv.URL})
+	if id == "" {
+		t.FailNow()
+	}
+	first := s.waitDeliveries(t, a, id, 1)[0]
+	checkDelivery(t, first, 1, "retrying", 503, strings.TrimPrefix(rcv.URL, "http://"), true)
+	due, err := time.Parse(time.RFC3339Nano, str(first["next_attempt_at"]))
+	if err != nil || time.Until(due) < 500*time.Millisecond {
+		t.Fatalf("the retry is due at %v (%v): too soon to kill the service before it; lengthen CALLBACK_BACKOFF_BASE", first["next_attempt_at"], err)
+	}
+	if err := target.Kill9(); err != nil {
+		t.Fatal(err)
+	}
+	if got := rcv.waitFor(t, 2, 0); len(got) != 1 {
+		t.Fatalf("the receiver got %d attempts before the restart, want 1", len(got))
+	}
+	if err := target.Start(); err != nil {
+		t.Fatal(err)
+	}
+	got := rcv.waitFor(t, 2, s.opts.JobTimeout)
+	if len(got) != 2 {
+		t.Fatalf("after the restart the receiver got %d attempts in all, want 2", len(got))
+	}
+	if err := csclient.VerifyWebhook(s.signingSecret(t, a), got[1].header, got[1].raw, 5*time.Minute); err != nil {
+		t.Errorf("the attempt after the restart: VerifyWebhook: %v", err)
+	}
+	deliveries := s.waitDeliveries(t, a, id, 2)
+	checkDelivery(t, deliveries[0], 2, "delivered", 204, strings.TrimPrefix(rcv.URL, "http://"), false)
+}
