@@ -1,6 +1,7 @@
 package client
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -77,4 +78,44 @@ func verifyWebhookAt(secret string, headers http.Header, body []byte, tolerance 
 		}
 	}
 	return ErrWebhookSignature
+}
+
+// Deliveries returns the recorded tagDelivered attempts of a tags job, newest
+// first (GET /v1/transcriptions/{job_id}/deliveries): when each went out, to
+// which host, the receiver's status or the transport error, and the next
+// attempt's time or the final outcome. A job without a callback has none.
+func (c *Client) Deliveries(ctx context.Context, id string) ([]DeliveryAttempt, error) {
+	var body DeliveryList
+	req := &request{method: http.MethodGet, path: "/v1/transcriptions/" + escape(id) + "/deliveries", auth: authAPIKey, idempotent: true}
+	if err := c.call(ctx, req, &body); err != nil {
+		return nil, err
+	}
+	if body.Deliveries == nil {
+		body.Deliveries = []DeliveryAttempt{}
+	}
+	return body.Deliveries, nil
+}
+
+// SigningSecret returns the session account's webhook signing secret, the
+// secret VerifyWebhook takes (GET /dashboard/signing-secret).
+func (c *Client) SigningSecret(ctx context.Context) (*SigningSecret, error) {
+	var s SigningSecret
+	req := &request{method: http.MethodGet, path: "/dashboard/signing-secret", auth: authSession, idempotent: true}
+	if err := c.call(ctx, req, &s); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// RotateSigningSecret replaces the session account's signing secret; the
+// replaced one keeps signing deliveries beside it until PreviousValidUntil
+// (POST /dashboard/signing-secret/rotate). Not retried: a retry would rotate
+// again and end the first rotation's overlap.
+func (c *Client) RotateSigningSecret(ctx context.Context) (*SigningSecret, error) {
+	var s SigningSecret
+	req := &request{method: http.MethodPost, path: "/dashboard/signing-secret/rotate", auth: authSession}
+	if err := c.call(ctx, req, &s); err != nil {
+		return nil, err
+	}
+	return &s, nil
 }
