@@ -147,7 +147,7 @@ func TestCompletionBash(t *testing.T) {
 	}
 	for line, want := range map[string]string{
 		"callscribe jobs l":                  "list",
-		"callscribe keys ":                   "create list revoke --help -h --base-url --api-key --gateway-key --config --json --quiet -q --version",
+		"callscribe keys ":                   "create list revoke signing-secret --help -h --base-url --api-key --gateway-key --config --json --quiet -q --version",
 		"callscribe transcribe --format s":   "srt",
 		"callscribe jobs list --status s":    "succeeded",
 		"callscribe --json jobs get --f":     "--format",
