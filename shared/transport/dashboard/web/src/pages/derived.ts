@@ -11,8 +11,8 @@ import { pollJob } from "../polling";
 export function derivedPage(j: Job): HTMLElement {
   const status = statusRegion();
   const view = el("div");
-  replace(view, derivedView(j));
-  if (j.status === "queued" || j.status === "processing") pollJob(j.job_id, (n) => replace(view, derivedView(n)));
+  replace(view, derivedView(j, false));
+  if (j.status === "queued" || j.status === "processing") pollJob(j.job_id, (n) => replace(view, derivedView(n, false)));
   const source = sourceOf(j);
   return shell(
     "#/",
