@@ -280,19 +280,20 @@ var want = map[string]access{
 	"tag":                  {"IdempotencyTable": "crud", "JobsTable": "crud", "APIKeysTable": "read+write", "DerivedQueue": "send"},
 	"taxonomy":             {"APIKeysTable": "read+write"},
 	"uploads":              {"IdempotencyTable": "crud", "APIKeysTable": "read+write", "AudioBucket": "write"},
-	"apikeys":              {"APIKeysTable": "crud"},
+	"apikeys":              {"APIKeysTable": "crud", "SigningSecretsTable": "crud"},
 	"web":                  {},
 	"dashboard":            {"IdempotencyTable": "crud", "JobsTable": "crud", "UsageTable": "crud", "AudioBucket": "crud", "TranscriptionQueue": "send", "DerivedQueue": "send"},
 	"fallback":             {"APIKeysTable": "read+write"},
 	"transcription-worker": {"JobsTable": "crud", "UsageTable": "crud", "AudioBucket": "read", "TranscriptionQueue": "send"},
 	"derived-worker":       {"JobsTable": "crud", "DerivedQueue": "send", "CallbackQueue": "send"},
-	"callback-worker":      {"JobsTable": "read", "CallbackQueue": "send"},
+	"callback-worker":      {"JobsTable": "read+write", "SigningSecretsTable": "crud", "CallbackQueue": "send"},
 }
 
 // envResource maps the resource environment variables to what they name.
 var envResource = map[string]string{
 	"JOBS_TABLE": "JobsTable", "USAGE_TABLE": "UsageTable", "API_KEYS_TABLE": "APIKeysTable", "ACCOUNTS_TABLE": "AccountsTable", "IDEMPOTENCY_TABLE": "IdempotencyTable",
-	"AUDIO_BUCKET": "AudioBucket", "TRANSCRIPTION_QUEUE_URL": "TranscriptionQueue", "DERIVED_QUEUE_URL": "DerivedQueue", "CALLBACK_QUEUE_URL": "CallbackQueue",
+	"SIGNING_SECRETS_TABLE": "SigningSecretsTable",
+	"AUDIO_BUCKET":          "AudioBucket", "TRANSCRIPTION_QUEUE_URL": "TranscriptionQueue", "DERIVED_QUEUE_URL": "DerivedQueue", "CALLBACK_QUEUE_URL": "CallbackQueue",
 }
 
 func TestTemplatePoliciesAreLeastPrivilege(t *testing.T) {
@@ -401,7 +402,7 @@ func TestTemplatePoliciesAreLeastPrivilege(t *testing.T) {
 func TestTemplateTablesMatchCreateTables(t *testing.T) {
 	p := parseTemplate(t)
 	tables := p.tpl.GetAllDynamoDBTableResources()
-	names := dynamodb.TableNames{Jobs: "JobsTable", Usage: "UsageTable", Accounts: "AccountsTable", APIKeys: "APIKeysTable", Idempotency: "IdempotencyTable"}
+	names := dynamodb.TableNames{Jobs: "JobsTable", Usage: "UsageTable", Accounts: "AccountsTable", APIKeys: "APIKeysTable", Idempotency: "IdempotencyTable", SigningSecrets: "SigningSecretsTable"}
 	for _, def := range dynamodb.TableDefinitions(names) {
 		logical := aws.ToString(def.TableName)
 		tbl, ok := tables[logical]

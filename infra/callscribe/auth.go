@@ -168,9 +168,10 @@ func readLine(r *bufio.Reader) (string, error) {
 
 // KeysCmd groups the API key commands.
 type KeysCmd struct {
-	Create KeysCreateCmd `cmd:"" help:"Create an API key and print its secret (shown only once)."`
-	List   KeysListCmd   `cmd:"" help:"List the account's API keys."`
-	Revoke KeysRevokeCmd `cmd:"" help:"Revoke an API key."`
+	Create        KeysCreateCmd        `cmd:"" help:"Create an API key and print its secret (shown only once)."`
+	List          KeysListCmd          `cmd:"" help:"List the account's API keys."`
+	Revoke        KeysRevokeCmd        `cmd:"" help:"Revoke an API key."`
+	SigningSecret KeysSigningSecretCmd `cmd:"" name:"signing-secret" help:"Show (or rotate) the secret that signs tag callbacks."`
 }
 
 // KeysCreateCmd creates an API key.
@@ -279,6 +280,47 @@ func (c *KeysRevokeCmd) Run(e *env) error {
 		return err
 	}
 	_, err = fmt.Fprintf(e.stdout, "Revoked API key %s.\n", c.ID)
+	return err
+}
+
+// KeysSigningSecretCmd shows or rotates the webhook signing secret.
+type KeysSigningSecretCmd struct {
+	Rotate bool `help:"Replace the secret; the old one keeps signing beside the new one for 24 hours."`
+}
+
+func (KeysSigningSecretCmd) Help() string {
+	return `Tag callbacks carry webhook-id, webhook-timestamp and webhook-signature
+headers (Standard Webhooks); receivers verify them with this secret, e.g. with
+the Go client's VerifyWebhook.
+
+Examples:
+
+    callscribe keys signing-secret
+    callscribe keys signing-secret --rotate`
+}
+
+func (c *KeysSigningSecretCmd) Run(e *env) error {
+	cl, err := e.sessionClient()
+	if err != nil {
+		return err
+	}
+	get := cl.SigningSecret
+	if c.Rotate {
+		get = cl.RotateSigningSecret
+	}
+	s, err := get(e.ctx)
+	if err != nil {
+		return err
+	}
+	if e.globals.JSON {
+		return writeJSONLine(e.stdout, s)
+	}
+	if _, err := fmt.Fprintln(e.stdout, s.SigningSecret); err != nil {
+		return err
+	}
+	if s.PreviousValidUntil != nil {
+		_, err = fmt.Fprintf(e.stderr, "The previous secret keeps signing deliveries beside this one until %s.\n", formatWhen(*s.PreviousValidUntil))
+	}
 	return err
 }
 

@@ -14,10 +14,11 @@ import (
 
 // JobsCmd groups the job commands.
 type JobsCmd struct {
-	List    JobsListCmd    `cmd:"" help:"List jobs of every type, newest first."`
-	Get     JobsGetCmd     `cmd:"" help:"Show one job: a transcript, a summary or tags."`
-	Metrics JobsMetricsCmd `cmd:"" help:"Show a transcription's call metrics: talk, turns, silence, overtalk, response time."`
-	Delete  JobsDeleteCmd  `cmd:"" help:"Delete a job (its audio at once, its record after the retention period)."`
+	List       JobsListCmd       `cmd:"" help:"List jobs of every type, newest first."`
+	Get        JobsGetCmd        `cmd:"" help:"Show one job: a transcript, a summary or tags."`
+	Metrics    JobsMetricsCmd    `cmd:"" help:"Show a transcription's call metrics: talk, turns, silence, overtalk, response time."`
+	Delete     JobsDeleteCmd     `cmd:"" help:"Delete a job (its audio at once, its record after the retention period)."`
+	Deliveries JobsDeliveriesCmd `cmd:"" help:"Show the callback delivery attempts of a tags job."`
 }
 
 // JobsListCmd lists jobs.
@@ -328,6 +329,58 @@ func (c *JobsDeleteCmd) Run(e *env) error {
 	}
 	_, err = fmt.Fprintf(e.stdout, "Deleted job %s.\n", c.ID)
 	return err
+}
+
+// JobsDeliveriesCmd lists a tags job's tagDelivered attempts.
+type JobsDeliveriesCmd struct {
+	ID string `arg:"" name:"job-id" help:"The tags job's id."`
+}
+
+func (JobsDeliveriesCmd) Help() string {
+	return `Each attempt to POST the job's tags to its callback URL, newest first: when,
+to which host, what the receiver answered, and the next attempt or the outcome.
+
+Examples:
+
+    callscribe jobs deliveries 7c0e8a4e-...
+    callscribe jobs deliveries 7c0e8a4e-... --json`
+}
+
+func (c *JobsDeliveriesCmd) Run(e *env) error {
+	cl, err := e.apiClient()
+	if err != nil {
+		return err
+	}
+	attempts, err := cl.Deliveries(e.ctx, c.ID)
+	if err != nil {
+		return err
+	}
+	if e.globals.JSON {
+		for _, d := range attempts {
+			if err := writeJSONLine(e.stdout, d); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if len(attempts) == 0 {
+		_, err := fmt.Fprintln(e.stdout, "No deliveries: the job has no callback URL, or has not finished yet.")
+		return err
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ATTEMPT\tSENT\tHOST\tANSWER\tOUTCOME\tNEXT ATTEMPT")
+	for _, d := range attempts {
+		answer := deref(d.Error)
+		if d.StatusCode != nil {
+			answer = fmt.Sprint(*d.StatusCode)
+		}
+		next := "-"
+		if d.NextAttemptAt != nil {
+			next = formatWhen(*d.NextAttemptAt)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", d.Attempt, formatWhen(d.At), d.Host, answer, d.Outcome, next)
+	}
+	return tw.Flush()
 }
 
 // TaxonomyCmd prints the tag taxonomy.

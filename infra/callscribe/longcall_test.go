@@ -150,7 +150,7 @@ func TestCompletionBash(t *testing.T) {
 		"callscribe jobs m":                  "metrics",
 		"callscribe jobs metrics --format j": "json",
 		"callscribe jobs get --mark":         "--mark-low-confidence",
-		"callscribe keys ":                   "create list revoke --help -h --base-url --api-key --gateway-key --config --json --quiet -q --version",
+		"callscribe keys ":                   "create list revoke signing-secret --help -h --base-url --api-key --gateway-key --config --json --quiet -q --version",
 		"callscribe transcribe --format s":   "srt",
 		"callscribe jobs list --status s":    "succeeded",
 		"callscribe --json jobs get --f":     "--format",

@@ -24,6 +24,16 @@ import (
 // gatewayKey, when set, is required in the apikey header of every request.
 func startStack(t *testing.T, delay time.Duration, gatewayKey ...string) string {
 	t.Helper()
+	return startStackWith(t, delay, func(cfg *config.Config) {
+		if len(gatewayKey) > 0 {
+			cfg.GatewayKey = gatewayKey[0]
+		}
+	})
+}
+
+// startStackWith is startStack with edit applied to the configuration.
+func startStackWith(t *testing.T, delay time.Duration, edit func(*config.Config)) string {
+	t.Helper()
 	cfg := config.Config{
 		ListenAddr:          "127.0.0.1:0",
 		DataDir:             t.TempDir(),
@@ -37,9 +47,7 @@ func startStack(t *testing.T, delay time.Duration, gatewayKey ...string) string 
 		CallbackTimeout:     5 * time.Second,
 		LogLevel:            slog.LevelError,
 	}
-	if len(gatewayKey) > 0 {
-		cfg.GatewayKey = gatewayKey[0]
-	}
+	edit(&cfg)
 	table := embedded.EngineTable()
 	table.Transcribers["test"] = func(cfg config.Config) (callscribe.Transcriber, func(), error) {
 		return &testengine.Engine{AgentChannel: cfg.AgentChannel, Delay: delay}, nil, nil

@@ -305,3 +305,23 @@ func TestBlackBoxStartupConfig(t *testing.T) {
 		t.Errorf("start-up error does not name WORKERS:\n%s", out)
 	}
 }
+
+// A tagDelivered retry queued before a kill -9 is delivered after the restart.
+func TestBlackBoxCallbackRetrySurvivesRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("black-box suite: builds and runs the binary")
+	}
+	t.Parallel()
+	svc := startService(t, "CALLBACK_ALLOW_HOSTS=127.0.0.1", "CALLBACK_BACKOFF_BASE=4s")
+	apitest.RunCallbackRestart(t, svc, apitest.Options{QuotaMinutes: quotaMinutes, JobTimeout: 30 * time.Second})
+}
+
+// The keys page's signing secret and a tags job's deliveries, in a browser.
+func TestBlackBoxWebhooksInABrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("black-box suite: builds and runs the binary")
+	}
+	t.Parallel()
+	svc := startService(t, "CALLBACK_ALLOW_HOSTS=127.0.0.1", "CALLBACK_BACKOFF_BASE=300ms")
+	apitest.RunWebhooksE2E(t, svc)
+}

@@ -197,6 +197,12 @@ type CallbackDelivery struct {
 	URL     string
 	APIKey  string // sent as the `apikey` header when set
 	Payload TagDeliveredPayload
+	// WebhookID is the webhook-id header: the same on every attempt of one
+	// delivery, so receivers can de-duplicate on it.
+	WebhookID string
+	// SigningSecrets sign the delivery (webhook-signature carries one
+	// signature per secret); none sends it unsigned.
+	SigningSecrets []string
 }
 
 // TagDeliveredPayload is the body of the tagDelivered event (callback contract 1.0.0).
@@ -268,4 +274,82 @@ type IdempotencyStore interface {
 	ReleaseIdempotencyKey(ctx context.Context, accountID, key, token string) error
 	// PurgeExpiredIdempotencyKeys removes records that expired before the time.
 	PurgeExpiredIdempotencyKeys(ctx context.Context, before time.Time) (int, error)
+}
+
+// SigningSecret is an account's webhook signing secret: every tagDelivered
+// delivery of the account's jobs is signed with it (the Standard Webhooks
+// scheme, package callback). After a rotation the previous secret keeps
+// signing too until PreviousValidUntil, so a receiver can switch secrets
+// without rejecting deliveries in between.
+type SigningSecret struct {
+	AccountID string
+	// Secret is "whsec_" + base64 of the key bytes, as receivers configure it.
+	Secret    string
+	CreatedAt time.Time
+	// Previous is the secret Secret replaced, "" when there is none.
+	Previous           string
+	PreviousValidUntil time.Time
+}
+
+// ActiveSecrets returns the secrets that sign a delivery made at now: the
+// current one, then the previous one while its overlap lasts.
+func (s *SigningSecret) ActiveSecrets(now time.Time) []string {
+	if s.Previous != "" && now.Before(s.PreviousValidUntil) {
+		return []string{s.Secret, s.Previous}
+	}
+	return []string{s.Secret}
+}
+
+// DeliveryOutcome is where a tagDelivered message stands after an attempt.
+type DeliveryOutcome string
+
+const (
+	// DeliveryDelivered: the receiver answered 2xx; no more attempts.
+	DeliveryDelivered DeliveryOutcome = "delivered"
+	// DeliveryRetrying: the attempt failed and another is queued for NextAttemptAt.
+	DeliveryRetrying DeliveryOutcome = "retrying"
+	// DeliveryAbandoned: the attempt failed and no other follows (the last
+	// attempt, or an address the guard refuses).
+	DeliveryAbandoned DeliveryOutcome = "abandoned"
+)
+
+// DeliveryAttempt records one tagDelivered attempt of a tags job, from what
+// the callback worker knows when the attempt ends. It never holds the URL's
+// path or query, which may carry the receiver's secrets.
+type DeliveryAttempt struct {
+	JobID string
+	// Attempt is the 1-based attempt number.
+	Attempt int
+	// WebhookID is the webhook-id header, the same on every attempt of a delivery.
+	WebhookID string
+	At        time.Time
+	// Host is the callback URL's host (and port, when given).
+	Host string
+	// StatusCode is the receiver's HTTP status; 0 when none was received.
+	StatusCode int
+	// Error says why a failed attempt failed ("" when delivered).
+	Error   string
+	Outcome DeliveryOutcome
+	// NextAttemptAt is when the next attempt is due; nil unless Outcome is retrying.
+	NextAttemptAt *time.Time
+}
+
+// WebhookStore keeps accounts' signing secrets and the recent tagDelivered
+// attempts of each job. Every implementation passes the contract suite in
+// package storetest.
+type WebhookStore interface {
+	// SigningSecret returns the account's secret; NOT_FOUND when it has none.
+	SigningSecret(ctx context.Context, accountID string) (*SigningSecret, error)
+	// PutSigningSecret stores s as its account's secret, provided the stored
+	// secret is replacing ("" meaning the account has none yet); otherwise it
+	// stores nothing and fails with CONFLICT, so two concurrent creations or
+	// rotations cannot both win.
+	PutSigningSecret(ctx context.Context, s *SigningSecret, replacing string) error
+	// RecordDelivery stores an attempt and keeps only the newest
+	// MaxDeliveriesPerJob of its job. JOB_NOT_FOUND when the job does not
+	// exist or is deleted. Recording the same (job, attempt, At) twice keeps one.
+	RecordDelivery(ctx context.Context, d *DeliveryAttempt) error
+	// Deliveries returns a job's recorded attempts, newest first; none for a
+	// job that is deleted or does not exist. Purging a job removes them.
+	Deliveries(ctx context.Context, jobID string) ([]*DeliveryAttempt, error)
 }

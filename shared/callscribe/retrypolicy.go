@@ -98,13 +98,24 @@ const (
 	// CallbackAttemptTimeout bounds one attempt, from dial to the end of the
 	// response (spec, Events, delivery rule 2). Default of CALLBACK_TIMEOUT.
 	CallbackAttemptTimeout = 30 * time.Second
-	// DefaultCallbackBackoffBase is the base of CallbackBackoff: a receiver
-	// that dropped one request is usually back within seconds. Default of
-	// CALLBACK_BACKOFF_BASE, and what a non-positive base means.
-	DefaultCallbackBackoffBase = 2 * time.Second
+	// DefaultCallbackBackoffBase is the base of CallbackBackoff: attempts at
+	// about 0, 1 and 3 minutes (45–90 s, then 1.5–3 min later), long enough
+	// for a receiver to come back from a restart or a deploy, and every delay
+	// well inside the 15 minutes SQS can hold a message back (DelaySeconds'
+	// limit). Default of CALLBACK_BACKOFF_BASE, and what a non-positive base
+	// means; tests and the local black-box suites set a short base.
+	DefaultCallbackBackoffBase = time.Minute
 	// CallbackBackoffCap caps a single delay so a large attempt number (or a
 	// huge base) cannot overflow or park a message for days.
 	CallbackBackoffCap = time.Hour
+	// MaxDeliveriesPerJob is how many tagDelivered attempts a job's delivery
+	// record keeps (the newest): three attempts a delivery, with room for the
+	// duplicates at-least-once queues produce.
+	MaxDeliveriesPerJob = 20
+	// SigningSecretOverlap is how long a rotated-out signing secret keeps
+	// signing deliveries beside the new one: a day for the receiver to
+	// deploy the new secret.
+	SigningSecretOverlap = 24 * time.Hour
 )
 
 // RetryCallback reports whether a failed delivery attempt (1-based) is
@@ -117,8 +128,8 @@ func RetryCallback(attempt int) bool { return attempt < CallbackMaxAttempts }
 // With x = base * 2^(attempt-1), the delay is drawn uniformly from [¾x, 1½x).
 // The jitter spreads receivers' retry storms apart, and because the range for
 // attempt n+1 starts exactly where the range for attempt n ends, the spacing
-// between attempts grows whatever the random draws are (with the default 2s
-// base: 1.5–3s before attempt 2, 3–6s before attempt 3). Results never exceed
+// between attempts grows whatever the random draws are (with the default 1 min
+// base: 45–90 s before attempt 2, 1.5–3 min before attempt 3). Results never exceed
 // CallbackBackoffCap. attempt < 1 is treated as 1; base <= 0 means
 // DefaultCallbackBackoffBase.
 func CallbackBackoff(attempt int, base time.Duration) time.Duration {

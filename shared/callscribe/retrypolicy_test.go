@@ -82,8 +82,8 @@ func TestCallbackBackoffDefaultsAndCap(t *testing.T) {
 		base    time.Duration
 		lo, hi  time.Duration
 	}{
-		{"zero base means default", 1, 0, 1500 * time.Millisecond, 3 * time.Second},
-		{"negative base means default", 2, -time.Second, 3 * time.Second, 6 * time.Second},
+		{"zero base means default", 1, 0, 45 * time.Second, 90 * time.Second},
+		{"negative base means default", 2, -time.Second, 90 * time.Second, 180 * time.Second},
 		{"attempt below 1 is attempt 1", 0, time.Second, 750 * time.Millisecond, 1500 * time.Millisecond},
 		{"huge attempt is capped", 1000, time.Second, 45 * time.Minute, CallbackBackoffCap + 1},
 		{"huge base is capped", 1, 100 * time.Hour, 45 * time.Minute, CallbackBackoffCap + 1},

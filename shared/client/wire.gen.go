@@ -7,6 +7,13 @@ import (
 	"time"
 )
 
+// Defines values for DeliveryAttemptOutcome.
+const (
+	DeliveryAttemptOutcomeAbandoned DeliveryAttemptOutcome = "abandoned"
+	DeliveryAttemptOutcomeDelivered DeliveryAttemptOutcome = "delivered"
+	DeliveryAttemptOutcomeRetrying  DeliveryAttemptOutcome = "retrying"
+)
+
 // Defines values for JobStatus.
 const (
 	JobStatusFailed     JobStatus = "failed"
@@ -145,6 +152,49 @@ type IdentityConfig struct {
 	Endpoint string `json:"endpoint,omitempty"`
 	Kind     string `json:"kind"`
 	Region   string `json:"region,omitempty"`
+}
+
+// DeliveryAttempt defines model for DeliveryAttempt.
+type DeliveryAttempt struct {
+	// At ISO 8601, UTC, millisecond precision (e.g. 2026-11-24T18:00:00.000Z).
+	At Timestamp `json:"at"`
+
+	// Attempt 1-based attempt number of the delivery.
+	Attempt int `json:"attempt"`
+
+	// Error Why the attempt failed; absent when it was delivered.
+	Error *string `json:"error,omitempty"`
+
+	// Host The callback URL's host (and port); never its path or query.
+	Host string `json:"host"`
+
+	// NextAttemptAt When the next attempt is due (a Timestamp); only when `outcome` is `retrying`.
+	NextAttemptAt *time.Time `json:"next_attempt_at,omitempty"`
+
+	// Outcome `delivered`: a 2xx answered. `retrying`: failed, another attempt is
+	// queued for `next_attempt_at`. `abandoned`: failed and nothing follows
+	// (the last attempt, or an address the service may not call).
+	Outcome DeliveryAttemptOutcome `json:"outcome"`
+
+	// StatusCode The receiver's HTTP status; absent when no response came.
+	StatusCode *int `json:"status_code,omitempty"`
+
+	// WebhookID The attempt's webhook-id header.
+	WebhookID string `json:"webhook_id"`
+}
+
+// DeliveryAttemptOutcome `delivered`: a 2xx answered. `retrying`: failed, another attempt is
+// queued for `next_attempt_at`. `abandoned`: failed and nothing follows
+// (the last attempt, or an address the service may not call).
+type DeliveryAttemptOutcome string
+
+// DeliveryList defines model for DeliveryList.
+type DeliveryList struct {
+	Deliveries []DeliveryAttempt `json:"deliveries"`
+	JobID      Uuid              `json:"job_id"`
+
+	// RequestID Identifier of this request, for support; equal to the X-Request-Id header.
+	RequestID RequestId `json:"requestId"`
 }
 
 // ErrorResponse The body of every error response.
@@ -348,6 +398,21 @@ type Segment struct {
 type SegmentSentiment struct {
 	Label string  `json:"label"`
 	Score float64 `json:"score"`
+}
+
+// SigningSecret defines model for SigningSecret.
+type SigningSecret struct {
+	// CreatedAt ISO 8601, UTC, millisecond precision (e.g. 2026-11-24T18:00:00.000Z).
+	CreatedAt Timestamp `json:"created_at"`
+
+	// PreviousValidUntil Until when the secret this one replaced still signs deliveries beside it (a Timestamp); null when none does.
+	PreviousValidUntil *time.Time `json:"previous_valid_until"`
+
+	// RequestID Identifier of this request, for support; equal to the X-Request-Id header.
+	RequestID RequestId `json:"requestId"`
+
+	// SigningSecret `whsec_` and the base64 of the HMAC key, as Standard Webhooks libraries take it.
+	SigningSecret string `json:"signing_secret"`
 }
 
 // SpeakerMetrics One speaker's figures (talk as in CallMetrics). `talk_share`: its talk

@@ -121,3 +121,10 @@ func TestIdempotencyStoreContract(t *testing.T) {
 		return NewIdempotencyStore(client, newTables(t))
 	})
 }
+
+func TestWebhookStoreContract(t *testing.T) {
+	storetest.RunWebhookStoreTests(t, func(t *testing.T) (callscribe.JobStore, callscribe.WebhookStore) {
+		names := newTables(t)
+		return NewJobStore(client, names, retention), NewWebhookStore(client, names)
+	})
+}

@@ -21,17 +21,20 @@ type TableNames struct {
 	APIKeys  string
 	// Idempotency keeps the answers of creates sent with an Idempotency-Key.
 	Idempotency string
+	// SigningSecrets keeps each account's webhook signing secret.
+	SigningSecrets string
 }
 
 // PrefixedTableNames returns the conventional names with a prefix, e.g. a stack
 // name or a per-test random prefix.
 func PrefixedTableNames(prefix string) TableNames {
 	return TableNames{
-		Jobs:        prefix + "jobs",
-		Usage:       prefix + "usage",
-		Accounts:    prefix + "accounts",
-		APIKeys:     prefix + "api_keys",
-		Idempotency: prefix + "idempotency",
+		Jobs:           prefix + "jobs",
+		Usage:          prefix + "usage",
+		Accounts:       prefix + "accounts",
+		APIKeys:        prefix + "api_keys",
+		Idempotency:    prefix + "idempotency",
+		SigningSecrets: prefix + "signing_secrets",
 	}
 }
 
@@ -129,6 +132,12 @@ func TableDefinitions(n TableNames) []*ddb.CreateTableInput {
 			BillingMode:          types.BillingModePayPerRequest,
 			AttributeDefinitions: []types.AttributeDefinition{s(attrAccountID), s(attrIdempotencyKey)},
 			KeySchema:            key(attrAccountID, attrIdempotencyKey),
+		},
+		{
+			TableName:            aws.String(n.SigningSecrets),
+			BillingMode:          types.BillingModePayPerRequest,
+			AttributeDefinitions: []types.AttributeDefinition{s(attrAccountID)},
+			KeySchema:            key(attrAccountID, ""),
 		},
 	}
 }

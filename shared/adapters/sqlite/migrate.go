@@ -132,6 +132,38 @@ CREATE TABLE idempotency_keys (
 );
 CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_at);
 `,
+	// 6: webhooks (package callback, webhooks.go): each account's signing
+	// secret, kept as is because signing needs it (unlike an API key, which
+	// only has to be recognised), and each job's recent tagDelivered attempts,
+	// removed with the job's row when it is purged. Times are Unix
+	// nanoseconds; previous_valid_until 0 when there is no previous secret.
+	`
+CREATE TABLE signing_secrets (
+	account_id           TEXT PRIMARY KEY,
+	secret               TEXT NOT NULL,
+	created_at           INTEGER NOT NULL,
+	previous             TEXT NOT NULL DEFAULT '',
+	previous_valid_until INTEGER NOT NULL DEFAULT 0
+) STRICT;
+
+CREATE TABLE callback_deliveries (
+	job_id          TEXT NOT NULL,
+	at              INTEGER NOT NULL,
+	attempt         INTEGER NOT NULL,
+	webhook_id      TEXT NOT NULL,
+	host            TEXT NOT NULL,
+	status_code     INTEGER NOT NULL,
+	error           TEXT NOT NULL,
+	outcome         TEXT NOT NULL,
+	next_attempt_at INTEGER,
+	PRIMARY KEY (job_id, at, attempt)
+) STRICT, WITHOUT ROWID;
+
+CREATE TRIGGER callback_deliveries_of_purged_job AFTER DELETE ON jobs
+BEGIN
+	DELETE FROM callback_deliveries WHERE job_id = old.id;
+END;
+`,
 }
 
 // migrate brings the schema to the newest version. It runs in one IMMEDIATE

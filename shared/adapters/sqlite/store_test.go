@@ -200,3 +200,48 @@ func TestConcurrentOpenOfNewFile(t *testing.T) {
 func TestIdempotencyStoreContract(t *testing.T) {
 	storetest.RunIdempotencyStoreTests(t, func(t *testing.T) callscribe.IdempotencyStore { return openTestDB(t).Idempotency() })
 }
+
+func TestWebhookStoreContract(t *testing.T) {
+	storetest.RunWebhookStoreTests(t, func(t *testing.T) (callscribe.JobStore, callscribe.WebhookStore) {
+		db := openTestDB(t)
+		return db.Jobs(), db.Webhooks()
+	})
+}
+
+// Purging a job removes its delivery rows (a trigger on jobs), which the
+// contract suite cannot see: a deleted job's deliveries already read as none.
+func TestPurgeRemovesDeliveryRows(t *testing.T) {
+	db := openTestDB(t)
+	now := time.Now().UTC()
+	job := &callscribe.Job{ID: "5f0c8a52-3a6e-4c4e-9a38-2b9e0c1d7a11", AccountID: "acct", Type: callscribe.TypeTags, Status: callscribe.StatusSucceeded, CreatedAt: now, UpdatedAt: now}
+	if err := db.Jobs().CreateJob(t.Context(), job, nil); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		d := &callscribe.DeliveryAttempt{JobID: job.ID, Attempt: i + 1, WebhookID: "w", At: now.Add(time.Duration(i) * time.Minute), Host: "h", Outcome: callscribe.DeliveryRetrying}
+		if err := db.Webhooks().RecordDelivery(t.Context(), d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows := func() (n int) {
+		if err := db.read.QueryRowContext(t.Context(), `SELECT count(*) FROM callback_deliveries WHERE job_id = ?`, job.ID).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := rows(); n != 3 {
+		t.Fatalf("%d delivery rows before the purge, want 3", n)
+	}
+	if err := db.Jobs().DeleteJob(t.Context(), job.ID, now); err != nil {
+		t.Fatal(err)
+	}
+	if n := rows(); n != 3 {
+		t.Fatalf("%d delivery rows after the delete, want 3 until the purge", n)
+	}
+	if _, err := db.Jobs().PurgeDeletedJobs(t.Context(), now.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if n := rows(); n != 0 {
+		t.Fatalf("%d delivery rows after the purge, want 0", n)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -61,6 +62,8 @@ type NotifierConfig struct {
 	// TLSConfig overrides TLS settings (nil: system roots). Tests use it to
 	// trust an httptest TLS server.
 	TLSConfig *tls.Config
+	// Now is the clock of the webhook-timestamp header (nil: time.Now).
+	Now func() time.Time
 }
 
 // Notifier delivers tagDelivered events over HTTP, one attempt per Deliver
@@ -71,6 +74,7 @@ type Notifier struct {
 	allow     allowList
 	timeout   time.Duration
 	userAgent string
+	now       func() time.Time
 }
 
 var _ callscribe.Notifier = (*Notifier)(nil)
@@ -83,6 +87,10 @@ func NewNotifier(cfg NotifierConfig) *Notifier {
 		allow:     compileAllowList(cfg.AllowHosts),
 		timeout:   cfg.Timeout,
 		userAgent: cfg.UserAgent,
+		now:       cfg.Now,
+	}
+	if n.now == nil {
+		n.now = time.Now
 	}
 	if n.timeout <= 0 {
 		n.timeout = callscribe.CallbackAttemptTimeout
@@ -148,25 +156,33 @@ func (n *Notifier) dialContext(ctx context.Context, network, addr string) (net.C
 }
 
 // Deliver makes one delivery attempt: it POSTs d.Payload as JSON to d.URL,
-// with the apikey header when d.APIKey is set, and returns nil only for a 2xx
+// with the apikey header when d.APIKey is set and the Standard Webhooks
+// headers when d.SigningSecrets has any, and returns nil only for a 2xx
 // answer. Errors say what went wrong (refused URL or address, timeout,
 // transport failure, status code) without echoing the URL's path or query,
 // which may carry the receiver's secrets into our logs.
 func (n *Notifier) Deliver(ctx context.Context, d callscribe.CallbackDelivery) error {
+	_, err := n.DeliverStatus(ctx, d)
+	return err
+}
+
+// DeliverStatus is Deliver that also returns the receiver's HTTP status
+// code, 0 when no response was received, for the record of the attempt.
+func (n *Notifier) DeliverStatus(ctx context.Context, d callscribe.CallbackDelivery) (int, error) {
 	// Re-check the URL: CALLBACK_ALLOW_HOSTS may have changed since the job was
 	// accepted, and http must not outlive the permission for it.
 	// Literal IPs are left to the dialer, the one place that judges addresses
 	// at delivery time, so every address refusal carries ErrAddressRefused.
 	u, err := checkURL(d.URL, n.allow, false)
 	if err != nil {
-		return fmt.Errorf("callback URL refused: %w", err)
+		return 0, fmt.Errorf("callback URL refused: %w", err)
 	}
 	if err := checkAPIKey(d.APIKey); err != nil {
-		return fmt.Errorf("callback apikey refused: %w", err)
+		return 0, fmt.Errorf("callback apikey refused: %w", err)
 	}
 	body, err := json.Marshal(normalizePayload(d.Payload))
 	if err != nil {
-		return fmt.Errorf("callback: encode payload: %w", err)
+		return 0, fmt.Errorf("callback: encode payload: %w", err)
 	}
 
 	// The caller may impose a shorter deadline of its own; report whichever
@@ -179,7 +195,7 @@ func (n *Notifier) Deliver(ctx context.Context, d callscribe.CallbackDelivery) e
 	defer cancel()
 	req, err := http.NewRequestWithContext(attemptCtx, http.MethodPost, u.String(), bytes.NewReader(body))
 	if err != nil {
-		return fmt.Errorf("callback: build request to %s: %w", u.Host, err)
+		return 0, fmt.Errorf("callback: build request to %s: %w", u.Host, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
@@ -187,10 +203,24 @@ func (n *Notifier) Deliver(ctx context.Context, d callscribe.CallbackDelivery) e
 	if d.APIKey != "" {
 		req.Header.Set("apikey", d.APIKey)
 	}
+	if len(d.SigningSecrets) > 0 {
+		// The timestamp is the attempt's, so a receiver's replay window
+		// measures this request, not the first attempt minutes earlier.
+		ts := n.now().Unix()
+		sig, err := Sign(d.SigningSecrets, d.WebhookID, ts, body)
+		if err != nil {
+			return 0, err
+		}
+		// Set directly: Header.Set would canonicalise the names, and the
+		// standard spells them in lower case (HTTP/2 sends them so anyway).
+		req.Header[HeaderWebhookID] = []string{d.WebhookID}
+		req.Header[HeaderWebhookTimestamp] = []string{strconv.FormatInt(ts, 10)}
+		req.Header[HeaderWebhookSignature] = []string{sig}
+	}
 
 	resp, err := n.client.Do(req)
 	if err != nil {
-		return transportError(attemptCtx, u.Host, budget, err)
+		return 0, transportError(attemptCtx, u.Host, budget, err)
 	}
 	// Read a little of the body so the connection can be reused; the spec says
 	// the receiver's body is ignored. A read error here does not change the
@@ -199,9 +229,9 @@ func (n *Notifier) Deliver(ctx context.Context, d callscribe.CallbackDelivery) e
 	_ = resp.Body.Close()
 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return &StatusError{StatusCode: resp.StatusCode}
+		return resp.StatusCode, &StatusError{StatusCode: resp.StatusCode}
 	}
-	return nil
+	return resp.StatusCode, nil
 }
 
 // transportError turns a client error into one that says what happened,

@@ -40,6 +40,9 @@ type Worker struct {
 	// CallbackTimeout bounds one delivery attempt (default
 	// callscribe.CallbackAttemptTimeout, the spec's).
 	CallbackTimeout time.Duration
+	// Webhooks signs deliveries with the account's secrets and records each
+	// attempt; nil sends them unsigned and unrecorded.
+	Webhooks *callback.Webhooks
 }
 
 func (w *Worker) logger(m callscribe.Message) *slog.Logger {
@@ -265,30 +268,93 @@ func (w *Worker) deliverCallback(ctx context.Context, m callscribe.Message) erro
 		log.Error("tagDelivered abandoned: payload could not be built", "err", err)
 		return nil
 	}
+	// Sign with the account's secrets; a store that cannot give them fails
+	// the message (the queue redelivers it) rather than sending it unsigned.
+	var secrets []string
+	if w.Webhooks != nil {
+		if secrets, err = w.Webhooks.ActiveSecrets(ctx, job.AccountID); err != nil {
+			return fmt.Errorf("tagDelivered: signing secret: %w", err)
+		}
+	}
 	timeout := w.CallbackTimeout
 	if timeout <= 0 {
 		timeout = callscribe.CallbackAttemptTimeout
 	}
+	record := &callscribe.DeliveryAttempt{
+		JobID: job.ID, Attempt: m.Attempt, WebhookID: m.CallbackMsgID,
+		At: w.clock(), Host: callback.URLHost(job.Callback.URL),
+	}
+	delivery := callscribe.CallbackDelivery{
+		URL: job.Callback.URL, APIKey: job.Callback.APIKey, Payload: payload,
+		WebhookID: m.CallbackMsgID, SigningSecrets: secrets,
+	}
 	attemptCtx, cancel := context.WithTimeout(ctx, timeout)
-	err = w.Notifier.Deliver(attemptCtx, callscribe.CallbackDelivery{URL: job.Callback.URL, APIKey: job.Callback.APIKey, Payload: payload})
+	record.StatusCode, err = w.deliver(attemptCtx, delivery)
 	cancel()
 	if err == nil {
 		log.Info("tagDelivered delivered", "status", payload.Status)
+		record.Outcome = callscribe.DeliveryDelivered
+		w.recordDelivery(ctx, log, record)
 		return nil
 	}
+	record.Error = err.Error()
+	record.Outcome = callscribe.DeliveryAbandoned
 	if !callscribe.RetryCallback(m.Attempt) {
 		log.Error("tagDelivered abandoned after the last attempt", "attempts", m.Attempt, "lastError", err.Error())
+		w.recordDelivery(ctx, log, record)
 		return nil
 	}
 	// A refused address (loopback, private, ... once resolved) stays refused:
 	// retrying would only repeat the refusal.
 	if errors.Is(err, callback.ErrAddressRefused) {
 		log.Error("tagDelivered abandoned: the callback address is not allowed", "attempts", m.Attempt, "lastError", err.Error())
+		w.recordDelivery(ctx, log, record)
 		return nil
 	}
 	next := m
 	next.Attempt++
 	next.Delay = callscribe.CallbackBackoff(m.Attempt, w.CallbackBackoffBase) // <= 0 means the default base
+	// The next attempt is a queue message delayed by the backoff (SQS
+	// DelaySeconds, the embedded queue's visible_at), so it survives a
+	// restart of this process; nothing waits in memory.
 	log.Warn("tagDelivered attempt failed; retrying", "err", err.Error(), "nextAttempt", next.Attempt, "delay_ms", next.Delay.Milliseconds())
-	return w.Queue.Enqueue(ctx, next)
+	if err := w.Queue.Enqueue(ctx, next); err != nil {
+		return err
+	}
+	due := record.At.Add(next.Delay)
+	record.Outcome, record.NextAttemptAt = callscribe.DeliveryRetrying, &due
+	w.recordDelivery(ctx, log, record)
+	return nil
+}
+
+// statusNotifier is a Notifier that also reports the receiver's status code
+// (callback.Notifier does); other Notifiers' attempts are recorded without one.
+type statusNotifier interface {
+	DeliverStatus(ctx context.Context, d callscribe.CallbackDelivery) (int, error)
+}
+
+func (w *Worker) deliver(ctx context.Context, d callscribe.CallbackDelivery) (int, error) {
+	if sn, ok := w.Notifier.(statusNotifier); ok {
+		return sn.DeliverStatus(ctx, d)
+	}
+	return 0, w.Notifier.Deliver(ctx, d)
+}
+
+// recordDelivery stores the attempt for the job's Deliveries view. Losing a
+// record loses history, not a delivery, so a failure is logged, not retried:
+// retrying the message would send the callback again.
+func (w *Worker) recordDelivery(ctx context.Context, log *slog.Logger, d *callscribe.DeliveryAttempt) {
+	if w.Webhooks == nil {
+		return
+	}
+	if err := w.Webhooks.Record(ctx, d); err != nil && !callscribe.IsCode(err, callscribe.CodeJobNotFound) {
+		log.Warn("tagDelivered attempt not recorded", "err", err.Error())
+	}
+}
+
+func (w *Worker) clock() time.Time {
+	if w.Webhooks != nil {
+		return w.Webhooks.Now()
+	}
+	return time.Now().UTC().Truncate(time.Millisecond)
 }

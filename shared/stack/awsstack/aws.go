@@ -28,6 +28,7 @@ import (
 	"github.com/callscribe/callscribe/shared/adapters/s3"
 	"github.com/callscribe/callscribe/shared/adapters/sqs"
 	"github.com/callscribe/callscribe/shared/callscribe"
+	"github.com/callscribe/callscribe/shared/service/callback"
 	"github.com/callscribe/callscribe/shared/service/jobs"
 	"github.com/callscribe/callscribe/shared/stack/config"
 )
@@ -50,6 +51,10 @@ type AWS struct {
 	// Service is the use-case layer over these stores, shared by the API
 	// handlers and the workers.
 	Service *jobs.Service
+	// Webhooks signs callbacks and records their attempts: signing secrets
+	// need SIGNING_SECRETS_TABLE (the callback worker and the API-key
+	// routes' function), the attempts only the jobs table.
+	Webhooks *callback.Webhooks
 }
 
 // Open wires the AWS adapters from cfg. SESSION_SECRET is required: it keys
@@ -80,7 +85,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*AWS, er
 		}
 	})
 
-	tables := dynamodb.TableNames{Jobs: cfg.JobsTable, Usage: cfg.UsageTable, Accounts: cfg.AccountsTable, APIKeys: cfg.APIKeysTable, Idempotency: cfg.IdempotencyTable}
+	tables := dynamodb.TableNames{Jobs: cfg.JobsTable, Usage: cfg.UsageTable, Accounts: cfg.AccountsTable, APIKeys: cfg.APIKeysTable, Idempotency: cfg.IdempotencyTable, SigningSecrets: cfg.SigningSecretsTable}
 	retention := time.Duration(cfg.RetentionDays) * 24 * time.Hour
 	router := sqs.Router{}
 	for kind, url := range map[callscribe.MessageKind]string{
@@ -110,6 +115,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*AWS, er
 	if cfg.IdempotencyTable != "" {
 		deps.Idempotency = dynamodb.NewIdempotencyStore(dynamo, tables)
 	}
+	a.Webhooks = callback.NewWebhooks(dynamodb.NewWebhookStore(dynamo, tables), nil)
 	a.Service = jobs.New(deps, jobs.Config{QuotaMinutes: cfg.QuotaMinutes, CallbackAllowHosts: cfg.CallbackAllowHosts})
 	return a, nil
 }

@@ -87,7 +87,8 @@ func Open(cfg config.Config, logger *slog.Logger, table engines.Table[config.Con
 		Jobs: db.Jobs(), Accounts: db.Accounts(), Audio: audio, Queue: queue, Uploads: uploads, AudioLinks: links, Logger: logger,
 		Idempotency: db.Idempotency(),
 	}, jobs.Config{QuotaMinutes: cfg.QuotaMinutes, CallbackAllowHosts: cfg.CallbackAllowHosts})
-	server := httpapi.New(httpapi.Deps{Service: service, Sessions: sessions, Issuer: sessions, Logger: logger},
+	webhooks := callback.NewWebhooks(db.Webhooks(), nil)
+	server := httpapi.New(httpapi.Deps{Service: service, Webhooks: webhooks, Sessions: sessions, Issuer: sessions, Logger: logger},
 		httpapi.Config{GatewayKey: cfg.GatewayKey, CursorKey: identity.DeriveKey(secret, "list-cursor"),
 			RateLimit: httpapi.RateLimit{RPS: cfg.RateLimitRPS, Burst: cfg.RateLimitBurst}})
 	worker := &pipeline.Worker{
@@ -97,6 +98,7 @@ func Open(cfg config.Config, logger *slog.Logger, table engines.Table[config.Con
 		Logger:              logger,
 		CallbackBackoffBase: cfg.CallbackBackoffBase,
 		CallbackTimeout:     cfg.CallbackTimeout,
+		Webhooks:            webhooks,
 	}
 	return &Local{Config: cfg, Logger: logger, DB: db, Audio: audio, Uploads: uploads, Links: links, Engines: providers, Service: service, Server: server, Worker: worker}, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
+	"github.com/callscribe/callscribe/shared/service/callback"
 	"github.com/callscribe/callscribe/shared/service/identity"
 	"github.com/callscribe/callscribe/shared/service/jobs"
 	"github.com/callscribe/callscribe/shared/service/ratelimit"
@@ -70,7 +71,9 @@ type IdentityConfig struct {
 // encode. Sessions authenticates dashboard sessions (our signed tokens locally,
 // Cognito claims on AWS); Issuer is nil where sign-in is not ours (Cognito).
 type Deps struct {
-	Service  *jobs.Service
+	Service *jobs.Service
+	// Webhooks serves the signing secret and the delivery record routes.
+	Webhooks *callback.Webhooks
 	Sessions SessionAuthenticator
 	Issuer   SessionIssuer
 	Logger   *slog.Logger
@@ -114,6 +117,10 @@ const (
 	RouteCreateAPIKey        Route = "POST /dashboard/api-keys"
 	RouteListAPIKeys         Route = "GET /dashboard/api-keys"
 	RouteRevokeAPIKey        Route = "DELETE /dashboard/api-keys/{key_id}"
+	// The account's webhook signing secret, beside its API keys.
+	RouteSigningSecret       Route = "GET /dashboard/signing-secret"
+	RouteRotateSigningSecret Route = "POST /dashboard/signing-secret/rotate"
+	RouteJobDeliveries       Route = "GET /v1/transcriptions/{job_id}/deliveries"
 	RouteHealth              Route = "GET /healthz"
 	// RouteOpenAPI serves the OpenAPI document (package openapi) with no
 	// authentication, like RouteHealth.
@@ -128,6 +135,7 @@ const (
 	RouteDashboardDeleteJob    Route = "DELETE /dashboard/jobs/{job_id}"
 	RouteDashboardJobAudio     Route = "GET /dashboard/jobs/{job_id}/audio"
 	RouteDashboardExportJob    Route = "GET /dashboard/jobs/{job_id}/export"
+	RouteDashboardDeliveries   Route = "GET /dashboard/jobs/{job_id}/deliveries"
 	RouteDashboardCreateUpload Route = "POST /dashboard/uploads"
 	RouteDashboardSummarize    Route = "POST /dashboard/summarize"
 	RouteDashboardTag          Route = "POST /dashboard/tag"
@@ -157,6 +165,9 @@ func New(deps Deps, cfg Config, routes ...Route) *Server {
 		RouteCreateAPIKey:        s.session(s.createAPIKey),
 		RouteListAPIKeys:         s.session(s.listAPIKeys),
 		RouteRevokeAPIKey:        s.session(s.revokeAPIKey),
+		RouteSigningSecret:       s.session(s.signingSecret),
+		RouteRotateSigningSecret: s.session(s.rotateSigningSecret),
+		RouteJobDeliveries:       s.apiKey(s.jobDeliveries),
 		RouteHealth:              s.health,
 		RouteOpenAPI:             s.openAPIDocument,
 
@@ -166,6 +177,7 @@ func New(deps Deps, cfg Config, routes ...Route) *Server {
 		RouteDashboardDeleteJob:    s.session(s.deleteJob),
 		RouteDashboardJobAudio:     s.session(s.jobAudio),
 		RouteDashboardExportJob:    s.session(s.exportJob),
+		RouteDashboardDeliveries:   s.session(s.jobDeliveries),
 		RouteDashboardCreateUpload: s.session(s.createUpload),
 		RouteDashboardSummarize:    s.session(s.derive(callscribe.TypeSummary)),
 		RouteDashboardTag:          s.session(s.derive(callscribe.TypeTags)),
@@ -240,6 +252,10 @@ func (s *Server) handle(r Route, h http.HandlerFunc) {
 		s.emptyJobID["GET /dashboard/jobs//export"] = s.session(s.missingJobID)
 	case RouteDashboardJobAudio:
 		s.emptyJobID["GET /dashboard/jobs//audio"] = s.session(s.missingJobID)
+	case RouteJobDeliveries:
+		s.emptyJobID["GET /v1/transcriptions//deliveries"] = s.apiKey(s.missingJobID)
+	case RouteDashboardDeliveries:
+		s.emptyJobID["GET /dashboard/jobs//deliveries"] = s.session(s.missingJobID)
 	}
 }
 

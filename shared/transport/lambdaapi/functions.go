@@ -30,7 +30,7 @@ func Routes(patterns []string) []httpapi.Route {
 // Cognito's.
 func HTTP(backend *awsstack.AWS, sessions httpapi.SessionAuthenticator, issuer httpapi.SessionIssuer) (httpapi.Deps, httpapi.Config) {
 	cfg := backend.Config
-	deps := httpapi.Deps{Service: backend.Service, Logger: backend.Logger, Sessions: sessions, Issuer: issuer}
+	deps := httpapi.Deps{Service: backend.Service, Webhooks: backend.Webhooks, Logger: backend.Logger, Sessions: sessions, Issuer: issuer}
 	return deps, httpapi.Config{
 		GatewayKey: cfg.GatewayKey,
 		CursorKey:  identity.DeriveKey([]byte(cfg.SessionSecret), "list-cursor"),

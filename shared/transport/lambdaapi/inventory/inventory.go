@@ -50,19 +50,20 @@ const (
 var (
 	Create    = Function{Name: "create", Routes: []string{"POST /v1/transcriptions"}}
 	List      = Function{Name: "list", Routes: []string{"GET /v1/transcriptions"}}
-	Get       = Function{Name: "get", Routes: []string{"GET /v1/transcriptions/{job_id}", "GET /v1/transcriptions/{job_id}/export"}}
+	Get       = Function{Name: "get", Routes: []string{"GET /v1/transcriptions/{job_id}", "GET /v1/transcriptions/{job_id}/export", "GET /v1/transcriptions/{job_id}/deliveries"}}
 	Delete    = Function{Name: "delete", Routes: []string{"DELETE /v1/transcriptions/{job_id}"}}
 	Usage     = Function{Name: "usage", Routes: []string{"GET /v1/transcriptions/usage"}, Session: true}
 	Summarize = Function{Name: "summarize", Routes: []string{"POST /v1/summarize"}}
 	Tag       = Function{Name: "tag", Routes: []string{"POST /v1/tag"}}
 	Taxonomy  = Function{Name: "taxonomy", Routes: []string{"GET /v1/tags/taxonomy"}}
 	Uploads   = Function{Name: "uploads", Routes: []string{"POST /v1/transcriptions/uploads"}}
-	APIKeys   = Function{Name: "apikeys", Routes: []string{"POST /dashboard/api-keys", "GET /dashboard/api-keys", "DELETE /dashboard/api-keys/{key_id}"}, Session: true}
+	APIKeys   = Function{Name: "apikeys", Routes: []string{"POST /dashboard/api-keys", "GET /dashboard/api-keys", "DELETE /dashboard/api-keys/{key_id}",
+		"GET /dashboard/signing-secret", "POST /dashboard/signing-secret/rotate"}, Session: true}
 	// Dashboard serves the dashboard's session routes: the API-key routes'
 	// handlers behind the Cognito authorizer, plus audio links and limits.
 	Dashboard = Function{Name: "dashboard", Routes: []string{
 		"GET /dashboard/jobs", "POST /dashboard/jobs", "GET /dashboard/jobs/{job_id}",
-		"DELETE /dashboard/jobs/{job_id}", "GET /dashboard/jobs/{job_id}/audio", "GET /dashboard/jobs/{job_id}/export", "POST /dashboard/uploads",
+		"DELETE /dashboard/jobs/{job_id}", "GET /dashboard/jobs/{job_id}/audio", "GET /dashboard/jobs/{job_id}/export", "GET /dashboard/jobs/{job_id}/deliveries", "POST /dashboard/uploads",
 		"POST /dashboard/summarize", "POST /dashboard/tag", "GET /dashboard/taxonomy",
 		"GET /dashboard/limits",
 	}, Session: true}

@@ -50,6 +50,7 @@ func Handler(f inventory.Function, backend *awsstack.AWS, table engines.Table[*a
 		Logger:              backend.Logger,
 		CallbackBackoffBase: cfg.CallbackBackoffBase,
 		CallbackTimeout:     cfg.CallbackTimeout,
+		Webhooks:            backend.Webhooks,
 	}
 	return SQSBatchHandler(w, backend.Logger, f.Kinds...), eng, nil
 }

@@ -99,18 +99,25 @@ func TestValidateWebhook(t *testing.T) {
 	}
 	valid := `{"status":"succeeded","call_uuid":"c","data":{"tags":[{"agent_approach":["empathetic"],"call_outcome":["resolved"],"customer_sentiment":[]}],"request_id":"r","msg_id":"00000000-0000-4000-8000-000000000000"}}`
 	for _, c := range []struct {
-		body string
-		ok   bool
+		body     string
+		ok       bool
+		unsigned bool
 	}{
-		{valid, true},
-		{strings.Replace(valid, `"customer_sentiment":[]`, `"customer_sentiment":null`, 1), false},
-		{strings.Replace(valid, `"status":"succeeded"`, `"status":"done"`, 1), false},
-		{strings.Replace(valid, `"call_uuid":"c",`, `"call_uuid":"c","extra":1,`, 1), false},
-		{strings.Replace(valid, `"msg_id":"00000000-0000-4000-8000-000000000000"`, `"msg_id":"x"`, 1), false},
+		{valid, true, false},
+		{valid, false, true}, // deliveries are always signed
+		{strings.Replace(valid, `"customer_sentiment":[]`, `"customer_sentiment":null`, 1), false, false},
+		{strings.Replace(valid, `"status":"succeeded"`, `"status":"done"`, 1), false, false},
+		{strings.Replace(valid, `"call_uuid":"c",`, `"call_uuid":"c","extra":1,`, 1), false, false},
+		{strings.Replace(valid, `"msg_id":"00000000-0000-4000-8000-000000000000"`, `"msg_id":"x"`, 1), false, false},
 	} {
 		req, _ := http.NewRequest(http.MethodPost, "http://receiver.example/hook", strings.NewReader(c.body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("apikey", "k")
+		if !c.unsigned {
+			req.Header.Set("webhook-id", "00000000-0000-4000-8000-000000000000")
+			req.Header.Set("webhook-timestamp", "1764264000")
+			req.Header.Set("webhook-signature", "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4= v1,bm90IGEgcmVhbCBzaWduYXR1cmU=")
+		}
 		err := v.ValidateWebhook(context.Background(), "tagDelivered", req, []byte(c.body))
 		if (err == nil) != c.ok {
 			t.Errorf("%s: err %v, want ok=%v", c.body, err, c.ok)

@@ -9,6 +9,7 @@ import type {
   APIKeyList,
   AudioLink,
   CreatedAPIKey,
+  DeliveryList,
   DerivedAccepted,
   Identity,
   Job,
@@ -16,6 +17,7 @@ import type {
   JobSummary,
   Limits,
   LoginResult,
+  SigningSecret,
   TagRequest,
   Taxonomy,
   TranscriptionAccepted,
@@ -161,6 +163,10 @@ export function tag(transcriptionJobId: string, callbackUrl?: string): Promise<D
 export const listKeys = (): Promise<APIKeyList> => request("GET", "/dashboard/api-keys");
 export const createKey = (): Promise<CreatedAPIKey> => request("POST", "/dashboard/api-keys");
 export const revokeKey = (id: string): Promise<void> => request("DELETE", "/dashboard/api-keys/" + encodeURIComponent(id));
+export const signingSecret = (): Promise<SigningSecret> => request("GET", "/dashboard/signing-secret");
+export const rotateSigningSecret = (): Promise<SigningSecret> => request("POST", "/dashboard/signing-secret/rotate");
+/** The recorded tagDelivered attempts of a tags job, newest first. */
+export const deliveries = (id: string): Promise<DeliveryList> => request("GET", "/dashboard/jobs/" + encodeURIComponent(id) + "/deliveries");
 
 /** Downloads an export of a transcription as a file the browser saves. */
 export async function exportFile(id: string, format: string): Promise<Blob> {

@@ -171,6 +171,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/transcriptions/{job_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's UUID. A value that is not a UUID is 404 JOB_NOT_FOUND. */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The tagDelivered attempts of a tags job, newest first
+         * @description Each attempt to deliver the job's tagDelivered callback: when, to which
+         *     host (never the URL's path or query), the receiver's status code or the
+         *     transport error, and what follows (the next attempt's time, or the final
+         *     outcome). The newest 20 attempts are kept; they go with the job when it
+         *     is deleted. A job without a callback has none.
+         */
+        get: operations["listDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/summarize": {
         parameters: {
             query?: never;
@@ -333,6 +360,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dashboard/signing-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's webhook signing secret
+         * @description The secret that signs the account's tagDelivered deliveries
+         *     (`webhook-signature`), created on first use. Unlike an API key it can
+         *     be shown again: the receiver needs the secret itself to verify.
+         */
+        get: operations["getSigningSecret"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/signing-secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the signing secret, keeping the old one valid for 24 hours
+         * @description Deliveries are signed with the new secret at once and, until
+         *     `previous_valid_until` (24 hours), also with the replaced one, so a
+         *     receiver can switch secrets without rejecting deliveries meanwhile. A
+         *     second rotation within that time ends the overlap of the first.
+         */
+        post: operations["rotateSigningSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/dashboard/jobs": {
         parameters: {
             query?: never;
@@ -409,6 +481,26 @@ export interface paths {
         };
         /** GET /v1/transcriptions/{job_id}/export behind the dashboard session */
         get: operations["dashboardExportTranscript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/jobs/{job_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's UUID. A value that is not a UUID is 404 JOB_NOT_FOUND. */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        /** GET /v1/transcriptions/{job_id}/deliveries behind the dashboard session */
+        get: operations["dashboardListDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -516,14 +608,23 @@ export interface webhooks {
         /**
          * Tag result delivered to the callback_url of a POST /v1/tag request (contract version 1.0.0)
          * @description Sent when a tags job created with a `callback_url` reaches `succeeded` or
-         *     `failed`. Up to 3 attempts with exponential backoff, 30 s timeout each;
-         *     a transport error or any non-2xx response is retried, any 2xx acknowledges.
-         *     Deliveries are not signed and carry no idempotency key: de-duplicate on
-         *     `data.request_id`. Contract version 1.0.0.
+         *     `failed`. Up to 3 attempts with exponential backoff (by default about 0,
+         *     1 and 3 minutes after the job ends; CALLBACK_BACKOFF_BASE), 30 s timeout
+         *     each; a transport error or any non-2xx response is retried, any 2xx
+         *     acknowledges. De-duplicate on `data.request_id` (or `webhook-id`, the
+         *     same on every attempt). Each attempt is recorded: GET
+         *     /v1/transcriptions/{job_id}/deliveries. Contract version 1.0.0.
          *
-         *     The service authenticates to the receiver with nothing but the optional
-         *     `apikey` header (the request's `callback_apikey`), so the operation
-         *     declares no security requirement.
+         *     Every delivery is signed the Standard Webhooks way
+         *     (https://www.standardwebhooks.com/) with the account's signing secret
+         *     (GET /dashboard/signing-secret): `webhook-signature` is
+         *     `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>">`
+         *     keyed with the base64-decoded part of the secret after `whsec_`. For a
+         *     day after a rotation it carries a second, space-separated signature made
+         *     with the previous secret. The Go client's VerifyWebhook checks it. The
+         *     signature is how a receiver authenticates the service; the optional
+         *     `apikey` header (the request's `callback_apikey`) is for the receiver's
+         *     gateway. The operation declares no security requirement of its own.
          */
         post: operations["tagDeliveredWebhook"];
         delete?: never;
@@ -1013,6 +1114,47 @@ export interface components {
                 last_used_at: string | null;
             }[];
             requestId: components["schemas"]["RequestId"];
+        };
+        SigningSecret: {
+            /** @description `whsec_` and the base64 of the HMAC key, as Standard Webhooks libraries take it. */
+            signing_secret: string;
+            created_at: components["schemas"]["Timestamp"];
+            /**
+             * Format: date-time
+             * @description Until when the secret this one replaced still signs deliveries beside it (a Timestamp); null when none does.
+             */
+            previous_valid_until: string | null;
+            requestId: components["schemas"]["RequestId"];
+        };
+        DeliveryList: {
+            job_id: components["schemas"]["Uuid"];
+            deliveries: components["schemas"]["DeliveryAttempt"][];
+            requestId: components["schemas"]["RequestId"];
+        };
+        DeliveryAttempt: {
+            /** @description 1-based attempt number of the delivery. */
+            attempt: number;
+            at: components["schemas"]["Timestamp"];
+            /** @description The attempt's webhook-id header. */
+            webhook_id: string;
+            /** @description The callback URL's host (and port); never its path or query. */
+            host: string;
+            /** @description The receiver's HTTP status; absent when no response came. */
+            status_code?: number;
+            /** @description Why the attempt failed; absent when it was delivered. */
+            error?: string;
+            /**
+             * @description `delivered`: a 2xx answered. `retrying`: failed, another attempt is
+             *     queued for `next_attempt_at`. `abandoned`: failed and nothing follows
+             *     (the last attempt, or an address the service may not call).
+             * @enum {string}
+             */
+            outcome: "delivered" | "retrying" | "abandoned";
+            /**
+             * Format: date-time
+             * @description When the next attempt is due (a Timestamp); only when `outcome` is `retrying`.
+             */
+            next_attempt_at?: string;
         };
         Limits: {
             /** @description Largest audio file (10 MiB). */
@@ -2020,6 +2162,42 @@ export interface operations {
             500: components["responses"]["Internal"];
         };
     };
+    listDeliveries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The API gateway key, when the deployment is configured with one; then every
+                 *     route but GET /healthz and GET /openapi.json requires it (401 without).
+                 */
+                apikey?: components["parameters"]["GatewayKey"];
+            };
+            path: {
+                /** @description The job's UUID. A value that is not a UUID is 404 JOB_NOT_FOUND. */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recorded attempts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryList"];
+                };
+            };
+            400: components["responses"]["MissingJobId"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["JobNotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
     summarize: {
         parameters: {
             query?: never;
@@ -2326,6 +2504,66 @@ export interface operations {
             500: components["responses"]["Internal"];
         };
     };
+    getSigningSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The API gateway key, when the deployment is configured with one; then every
+                 *     route but GET /healthz and GET /openapi.json requires it (401 without).
+                 */
+                apikey?: components["parameters"]["GatewayKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The current secret. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SigningSecret"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    rotateSigningSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The API gateway key, when the deployment is configured with one; then every
+                 *     route but GET /healthz and GET /openapi.json requires it (401 without).
+                 */
+                apikey?: components["parameters"]["GatewayKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The current secret. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SigningSecret"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
     dashboardListJobs: {
         parameters: {
             query?: {
@@ -2580,6 +2818,42 @@ export interface operations {
             500: components["responses"]["Internal"];
         };
     };
+    dashboardListDeliveries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The API gateway key, when the deployment is configured with one; then every
+                 *     route but GET /healthz and GET /openapi.json requires it (401 without).
+                 */
+                apikey?: components["parameters"]["GatewayKey"];
+            };
+            path: {
+                /** @description The job's UUID. A value that is not a UUID is 404 JOB_NOT_FOUND. */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recorded attempts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryList"];
+                };
+            };
+            400: components["responses"]["MissingJobId"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["JobNotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
     dashboardCreateUpload: {
         parameters: {
             query?: never;
@@ -2759,9 +3033,15 @@ export interface operations {
     tagDeliveredWebhook: {
         parameters: {
             query?: never;
-            header?: {
+            header: {
                 /** @description The request's `callback_apikey`, when it gave one, for the receiver's gateway. */
                 apikey?: string;
+                /** @description The delivery's id (a UUID, equal to `data.msg_id`), the same on each of its attempts. */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds. Reject deliveries far from your clock (5 minutes is usual). */
+                "webhook-timestamp": string;
+                /** @description One or two space-separated `v1,<base64>` signatures. */
+                "webhook-signature": string;
             };
             path?: never;
             cookie?: never;

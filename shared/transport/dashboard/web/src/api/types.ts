@@ -40,6 +40,9 @@ export type DerivedAccepted = JSONOf<"dashboardSummarize", 202>;
 export type TranscriptionAccepted = JSONOf<"dashboardCreateJob", 202>;
 export type UploadCreated = JSONOf<"dashboardCreateUpload", 201>;
 export type Taxonomy = JSONOf<"dashboardTaxonomy", 200>;
+export type SigningSecret = JSONOf<"getSigningSecret", 200>;
+export type DeliveryList = JSONOf<"dashboardListDeliveries", 200>;
+export type DeliveryAttempt = Schemas["DeliveryAttempt"];
 
 // The document gives a job's result one shape per job type (if/then), which
 // the generator cannot express; these read a job's optional parts, so the

@@ -4,10 +4,15 @@ import { append, el } from "../dom";
 import { label } from "../format";
 import { statusBadge } from "./badge";
 
-/** A summary or tags job: its status, then its result, its error, or a note that it is still running. */
-export function derivedView(j: Job): HTMLElement {
+/**
+ * A summary or tags job: its status, then its result, its error, or a note
+ * that it is still running. Shown anywhere but its own page (linkToPage), a
+ * tags job links to that page, where its callback deliveries are listed.
+ */
+export function derivedView(j: Job, linkToPage = true): HTMLElement {
   const box = el("div", { class: "derived", "data-type": j.type });
   append(box, el("h3", {}, j.type === "summary" ? "Summary" : "Tags", " ", statusBadge(j.status)));
+  if (linkToPage && j.type === "tags") append(box, el("p", { class: "small" }, el("a", { href: "#/jobs/" + j.job_id }, "Callback deliveries")));
   const error = errorOf(j);
   if (error) append(box, el("p", { class: "error" }, error.code + ": " + error.message));
   const summary = summaryOf(j);

@@ -2,13 +2,14 @@ import * as api from "../api/client";
 import type { APIKey } from "../api/types";
 import { errorBox, statusRegion } from "../components/errorBox";
 import { shell } from "../components/shell";
+import { signingSecretCard } from "../components/signingSecret";
 import { dataTable, emptyRow } from "../components/table";
 import { el, replace } from "../dom";
 import { when } from "../format";
 
 const columns = ["Key", "Created", "Last used", ""];
 
-/** API keys: create one (its secret shown once, with a copy button), list them, revoke one. */
+/** API keys: create one (its secret shown once, with a copy button), list them, revoke one; and the webhook signing secret. */
 export function keysPage(): HTMLElement {
   const status = statusRegion();
   const created = el("div");
@@ -107,5 +108,6 @@ export function keysPage(): HTMLElement {
     created,
     status,
     el("section", { class: "card" }, dataTable(columns, tbody, "keys-table", "Actions")),
+    signingSecretCard(),
   );
 }
