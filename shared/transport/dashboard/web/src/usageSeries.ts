@@ -25,14 +25,15 @@ export function barLabel(day: { date: string; minutes: number; jobs: number }): 
   return `${dayName(day.date)}: ${minutesText(day.minutes)}, ${day.jobs} ${day.jobs === 1 ? "call" : "calls"}`;
 }
 
-/** The top of the chart's scale: the smallest 1, 2 or 5 times a power of ten at or above max, at least 1. */
+/** The top of the chart's scale: the smallest 1, 2 or 5 times a power of ten at or above max; 1 when there is nothing to show. */
 export function niceMax(max: number): number {
-  if (!(max > 1)) return 1;
+  if (!(max > 0)) return 1;
   const power = 10 ** Math.floor(Math.log10(max));
   for (const step of [1, 2, 5, 10]) {
-    if (step * power >= max - 1e-9) return step * power;
+    const top = Number((step * power).toPrecision(12));
+    if (top >= max - 1e-9) return top;
   }
-  return 10 * power;
+  return Number((10 * power).toPrecision(12));
 }
 
 /** A language as given at upload; null is uploads that left it to detection. */

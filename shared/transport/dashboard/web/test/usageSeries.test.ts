@@ -15,9 +15,12 @@ test("a bar's label gives the day, the minutes and the calls", () => {
   assert.equal(minutesText(1), "1.00 minute");
 });
 
-test("the scale tops out at 1, 2 or 5 times a power of ten", () => {
+test("the scale tops out at 1, 2 or 5 times a power of ten, 1 when empty", () => {
   assert.equal(niceMax(0), 1);
-  assert.equal(niceMax(0.4), 1);
+  assert.equal(niceMax(-1), 1);
+  assert.equal(niceMax(0.1), 0.1);
+  assert.equal(niceMax(0.4), 0.5);
+  assert.equal(niceMax(0.03), 0.05);
   assert.equal(niceMax(1), 1);
   assert.equal(niceMax(1.01), 2);
   assert.equal(niceMax(3), 5);

@@ -41,6 +41,11 @@ export function barChart(opts: { name: string; bars: Bar[]; max: number; maxLabe
   const show = (i: number) => {
     readout.textContent = bars[i].label;
   };
+  // Leaving a bar shows the bar that still has the focus, or nothing.
+  const settle = () => {
+    const focused = columns.findIndex((c) => c === document.activeElement);
+    readout.textContent = focused >= 0 ? bars[focused].label : "\u00a0";
+  };
   const focusBar = (i: number) => {
     const next = Math.max(0, Math.min(bars.length - 1, i));
     columns.forEach((c, j) => c.setAttribute("tabindex", j === next ? "0" : "-1"));
@@ -52,10 +57,11 @@ export function barChart(opts: { name: string; bars: Bar[]; max: number; maxLabe
     const title = svg("title", {});
     title.textContent = bar.label;
     g.append(title, svg("rect", { class: "bar-hit", x: String(i * 100), y: "0", width: "100", height: "100" }));
-    // A zero still shows a hairline, so an empty day reads as a day.
-    g.append(svg("rect", { class: "bar-value", x: String(i * 100 + 15), y: String(100 - Math.max(h, 0.8)), width: "70", height: String(Math.max(h, 0.8)) }));
+    g.append(svg("rect", { class: "bar-value", x: String(i * 100 + 15), y: String(100 - h), width: "70", height: String(h) }));
     g.addEventListener("focus", () => show(i));
     g.addEventListener("pointerenter", () => show(i));
+    g.addEventListener("pointerleave", settle);
+    g.addEventListener("blur", () => setTimeout(settle));
     g.addEventListener("keydown", (e) => {
       const key = (e as KeyboardEvent).key;
       const to = key === "ArrowRight" || key === "ArrowUp" ? i + 1 : key === "ArrowLeft" || key === "ArrowDown" ? i - 1 : key === "Home" ? 0 : key === "End" ? bars.length - 1 : null;
@@ -68,7 +74,11 @@ export function barChart(opts: { name: string; bars: Bar[]; max: number; maxLabe
   });
   const ticks = el("div", { class: "bar-chart-ticks", "aria-hidden": "true" });
   bars.forEach((bar, i) => {
-    if (bar.tick) ticks.append(el("span", { style: `left: ${((i + 0.5) / bars.length) * 100}%` }, bar.tick));
+    if (!bar.tick) return;
+    // Through the CSSOM: the page's Content-Security-Policy refuses style attributes.
+    const tick = el("span", {}, bar.tick);
+    tick.style.left = `${((i + 0.5) / bars.length) * 100}%`;
+    ticks.append(tick);
   });
   return el(
     "div",

@@ -85,7 +85,7 @@ function historyView(d: DailyUsage): Node[] {
               "li",
               {},
               el("span", { class: "lang-name" }, languageName(l.language)),
-              el("span", { class: "lang-bar", "aria-hidden": "true" }, el("span", { style: `width: ${(l.minutes / topMax) * 100}%` })),
+              shareBar(l.minutes / topMax),
               el("span", { class: "num" }, minutesText(l.minutes)),
             ),
           ),
@@ -95,9 +95,16 @@ function historyView(d: DailyUsage): Node[] {
   );
   return [
     el("h2", { id: "usage-history-title" }, "Minutes per day"),
-    el("p", { class: "hint" }, "UTC days, this month and last; failed transcriptions are not counted. Use the arrow keys to move between days."),
+    el("p", { class: "hint" }, "UTC days, this month and last, today in green; failed transcriptions are not counted. Use the arrow keys to move between days."),
     ...months,
     table,
     languages,
   ];
+}
+
+/** A bar as wide as share (0..1) of its track, set through the CSSOM: the page's Content-Security-Policy refuses style attributes. */
+function shareBar(share: number): HTMLElement {
+  const fill = el("span", {});
+  fill.style.width = `${Math.max(0, Math.min(1, share)) * 100}%`;
+  return el("span", { class: "lang-bar", "aria-hidden": "true" }, fill);
 }
