@@ -117,6 +117,7 @@ func TestBlackBoxAWSLocal(t *testing.T) {
 	apitest.RunCallbacks(t, svc, opts)
 	t.Run("Probe", func(t *testing.T) { apitest.RunProbe(t, svc, apitest.ProbeOptions{Options: opts, AWS: true}) })
 	t.Run("DashboardInABrowser", func(t *testing.T) { apitest.RunDashboardE2E(t, svc, "cognito", true) })
+	t.Run("UsageInABrowser", func(t *testing.T) { apitest.RunUsageE2E(t, svc) })
 	// Words, sentiment and metrics on a call with known overlap and gaps,
 	// through the Lambda handlers and the stored result. The test engine, as
 	// in infra/embeddedserver's TestBlackBox: the embedded engine behind the

@@ -324,18 +324,26 @@ func (c *KeysSigningSecretCmd) Run(e *env) error {
 	return err
 }
 
-// UsageCmd shows the quota.
+// UsageCmd shows the quota, or with --daily the minutes per UTC day.
 type UsageCmd struct {
+	Daily bool   `help:"Show the minutes per UTC day of this month and last (the days with usage) and the top upload languages."`
+	Month string `help:"With --daily, the later of the two months instead of the current one." placeholder:"YYYY-MM"`
 }
 
 func (UsageCmd) Help() string {
-	return "Needs 'callscribe login' (the service answers usage to a dashboard session only).\n\nExamples:\n\n    callscribe usage\n    callscribe usage --json"
+	return "Needs 'callscribe login' (the service answers usage to a dashboard session only).\n\nExamples:\n\n    callscribe usage\n    callscribe usage --json\n    callscribe usage --daily\n    callscribe usage --daily --month 2026-10 --json"
 }
 
 func (c *UsageCmd) Run(e *env) error {
+	if c.Month != "" && !c.Daily {
+		return usagef("--month goes with --daily")
+	}
 	cl, err := e.sessionClient()
 	if err != nil {
 		return err
+	}
+	if c.Daily {
+		return c.daily(e, cl)
 	}
 	u, err := cl.Usage(e.ctx)
 	if err != nil {
@@ -347,4 +355,41 @@ func (c *UsageCmd) Run(e *env) error {
 	_, err = fmt.Fprintf(e.stdout, "Limit:      %s\nUsed:       %s\nRemaining:  %s\n",
 		formatMinutes(u.LimitMinutes), formatMinutes(u.UsedMinutes), formatMinutes(u.RemainingMinutes))
 	return err
+}
+
+// daily prints the two months' days with usage and the top languages; with
+// --json the service's whole answer, every day included, as one line.
+func (c *UsageCmd) daily(e *env, cl *client.Client) error {
+	d, err := cl.DailyUsage(e.ctx, c.Month)
+	if err != nil {
+		return err
+	}
+	if e.globals.JSON {
+		return writeJSONLine(e.stdout, d)
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "DAY (UTC)\tMINUTES\tCALLS")
+	for _, m := range d.Months {
+		for _, day := range m.Days {
+			if day.Jobs > 0 || day.Minutes > 0 {
+				fmt.Fprintf(tw, "%s\t%s\t%d\n", day.Date, formatMinutes(day.Minutes), day.Jobs)
+			}
+		}
+		fmt.Fprintf(tw, "%s total\t%s\t\n", m.Month, formatMinutes(m.UsedMinutes))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(d.TopLanguages) == 0 {
+		return nil
+	}
+	fmt.Fprintln(e.stdout, "\nTop languages by minutes:")
+	for _, l := range d.TopLanguages {
+		name := "(detected at run time)"
+		if l.Language != nil {
+			name = *l.Language
+		}
+		fmt.Fprintf(e.stdout, "  %-24s %s\n", name, formatMinutes(l.Minutes))
+	}
+	return nil
 }

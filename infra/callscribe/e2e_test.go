@@ -126,6 +126,21 @@ func TestEndToEnd(t *testing.T) {
 	}
 	wavJob, mp3Job := ids[wav], ids[mp3]
 
+	// usage --daily: both files on today's UTC date, under their upload language.
+	r = cli.ok("", "usage", "--daily")
+	today := time.Now().UTC().Format("2006-01-02")
+	if !regexp.MustCompile(`(?m)^`+today+`\s+0\.02 min\s+2$`).MatchString(r.stdout) || !regexp.MustCompile(`(?m)^  en\s+0\.02 min$`).MatchString(r.stdout) {
+		t.Errorf("usage --daily: want today %s with 0.02 min in 2 calls and en with 0.02 min:\n%s", today, r.stdout)
+	}
+	r = cli.ok("", "usage", "--daily", "--month", "2025-03", "--json")
+	var daily client.DailyUsage
+	if err := json.Unmarshal([]byte(strings.TrimSpace(r.stdout)), &daily); err != nil || len(daily.Months) != 2 || daily.Months[0].Month != "2025-02" || len(daily.Months[0].Days) != 28 {
+		t.Errorf("usage --daily --month 2025-03 --json %q: %v", r.stdout, err)
+	}
+	if r := cli.run("", "usage", "--month", "2025-03"); r.code != exitUsage {
+		t.Errorf("usage --month without --daily: exit %d, want %d", r.code, exitUsage)
+	}
+
 	// transcribe without --wait: one line, status queued or processing.
 	r = cli.ok("", "transcribe", wav)
 	if f := strings.Split(strings.TrimSpace(r.stdout), "\t"); len(f) != 3 || (f[2] != "queued" && f[2] != "processing" && f[2] != "succeeded") {

@@ -243,6 +243,7 @@ func TestBlackBox(t *testing.T) {
 		apitest.RunProbe(t, svc, apitest.ProbeOptions{Options: apitest.Options{QuotaMinutes: quotaMinutes}})
 	})
 	t.Run("DashboardInABrowser", func(t *testing.T) { apitest.RunDashboardE2E(t, svc, "local", false) })
+	t.Run("UsageInABrowser", func(t *testing.T) { apitest.RunUsageE2E(t, svc) })
 	// Words, sentiment and metrics on a call with known overlap and gaps.
 	// The test engine times a segment to each burst of sound, so the figures
 	// are exact. The embedded speech engine passes the same checks within

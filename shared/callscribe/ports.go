@@ -12,7 +12,9 @@ type JobStore interface {
 	// CreateJob stores a new job. With a non-nil quota it reserves job.AudioSeconds
 	// in the account's month in the same atomic step, failing with a
 	// QUOTA_EXCEEDED *Error (see QuotaExceeded) and storing nothing when the
-	// reservation would push the month's used seconds past the limit.
+	// reservation would push the month's used seconds past the limit. The same
+	// step adds the seconds and one job to the account's day (UsageDay of
+	// job.CreatedAt) under job.Language; see DailyUsage.
 	CreateJob(ctx context.Context, job *Job, quota *QuotaReservation) error
 	// GetJob returns a job; JOB_NOT_FOUND when it does not exist or was deleted.
 	GetJob(ctx context.Context, id string) (*Job, error)
@@ -24,7 +26,8 @@ type JobStore interface {
 	// TransitionJob applies t atomically and returns the updated job. It fails with
 	// CONFLICT when the job is deleted or not in one of t.From, and JOB_NOT_FOUND
 	// when it does not exist. Moving a job that holds quota to failed releases its
-	// seconds from its QuotaMonth in the same atomic step.
+	// seconds from its QuotaMonth, and the seconds and the job from its day and
+	// language, in the same atomic step.
 	TransitionJob(ctx context.Context, t Transition) (*Job, error)
 	// DeleteJob hides a job from reads and listings at once and marks it for purge.
 	// Quota it used stays used. JOB_NOT_FOUND when absent or already deleted.
@@ -33,6 +36,11 @@ type JobStore interface {
 	PurgeDeletedJobs(ctx context.Context, deletedBefore time.Time) (int, error)
 	// UsedSeconds returns the seconds reserved by an account's jobs in a month.
 	UsedSeconds(ctx context.Context, accountID, month string) (float64, error)
+	// DailyUsage returns an account's days from fromDay to toDay inclusive
+	// ("2006-01-02", UTC) that have a record, oldest first. It reads the
+	// per-day counters, never the jobs: a day's Seconds summed over a month
+	// equal that month's UsedSeconds when QuotaMonth is the month of CreatedAt.
+	DailyUsage(ctx context.Context, accountID, fromDay, toDay string) ([]DayUsage, error)
 	// UnfinishedJobIDs returns ids of live jobs in queued or processing, oldest
 	// first, so a restarted process can make sure each has a queue message.
 	UnfinishedJobIDs(ctx context.Context, limit int) ([]string, error)

@@ -246,6 +246,21 @@ func (c *Client) RevokeAPIKey(ctx context.Context, id string) error {
 	return c.call(ctx, req, nil)
 }
 
+// DailyUsage returns the minutes per UTC day of month ("YYYY-MM"; "" for the
+// current month) and of the month before it, every day included, and the top
+// upload languages by minutes (GET /dashboard/usage/daily; dashboard session).
+func (c *Client) DailyUsage(ctx context.Context, month string) (*DailyUsage, error) {
+	var u DailyUsage
+	req := &request{method: http.MethodGet, path: "/dashboard/usage/daily", auth: authSession, idempotent: true}
+	if month != "" {
+		req.query = url.Values{"month": {month}}
+	}
+	if err := c.call(ctx, req, &u); err != nil {
+		return nil, err
+	}
+	return &u, nil
+}
+
 // Limits returns the deployment's upload and listing limits (GET
 // /dashboard/limits; dashboard session).
 func (c *Client) Limits(ctx context.Context) (*Limits, error) {

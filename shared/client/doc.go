@@ -95,7 +95,7 @@
 //
 // The shapes the service sends and takes (JobSummary, TranscriptionResult,
 // Segment, SummaryResult, TagsResult, Taxonomy, Usage, CreatedJob,
-// CreatedAPIKey, APIKey, Limits, IdentityConfig, the request bodies...) are
+// CreatedAPIKey, APIKey, Limits, DailyUsage, IdentityConfig, the request bodies...) are
 // generated from the OpenAPI document's component schemas by oapi-codegen
 // (wire.gen.go; oapi-codegen.yaml, models only, at the version go.mod pins),
 // the error codes by gencodes (codes.gen.go). Job is the one hand-written

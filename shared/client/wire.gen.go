@@ -131,6 +131,17 @@ type CredentialsRequest struct {
 	Password string `json:"password"`
 }
 
+// DailyUsage defines model for DailyUsage.
+type DailyUsage struct {
+	Months []MonthUsage `json:"months"`
+
+	// RequestID Identifier of this request, for support; equal to the X-Request-Id header.
+	RequestID RequestId `json:"requestId"`
+
+	// TopLanguages Most minutes first (ties by language); languages with no minutes left out.
+	TopLanguages []LanguageUsage `json:"top_languages"`
+}
+
 // DashboardConfig defines model for DashboardConfig.
 type DashboardConfig struct {
 	// Identity `local`: sign up and sign in with POST /dashboard/signup and
@@ -152,6 +163,18 @@ type IdentityConfig struct {
 	Endpoint string `json:"endpoint,omitempty"`
 	Kind     string `json:"kind"`
 	Region   string `json:"region,omitempty"`
+}
+
+// DayUsage defines model for DayUsage.
+type DayUsage struct {
+	// Date The UTC day, YYYY-MM-DD.
+	Date string `json:"date"`
+
+	// Jobs Transcriptions created that day that have not failed.
+	Jobs int `json:"jobs"`
+
+	// Minutes Minutes, rounded to 2 decimals.
+	Minutes Minutes `json:"minutes"`
 }
 
 // DeliveryAttempt defines model for DeliveryAttempt.
@@ -285,6 +308,15 @@ type KeytermsReport struct {
 	UnknownWords []string `json:"unknown_words"`
 }
 
+// LanguageUsage defines model for LanguageUsage.
+type LanguageUsage struct {
+	// Language The language given at upload; null when it was left to detection.
+	Language *string `json:"language"`
+
+	// Minutes Minutes, rounded to 2 decimals.
+	Minutes Minutes `json:"minutes"`
+}
+
 // Limits defines model for Limits.
 type Limits struct {
 	AudioFormats    []string `json:"audio_formats"`
@@ -316,6 +348,16 @@ type LoginSession struct {
 
 // Minutes Minutes, rounded to 2 decimals.
 type Minutes = float64
+
+// MonthUsage defines model for MonthUsage.
+type MonthUsage struct {
+	// Days Every day of the month in order.
+	Days  []DayUsage `json:"days"`
+	Month string     `json:"month"`
+
+	// UsedMinutes Minutes, rounded to 2 decimals.
+	UsedMinutes Minutes `json:"used_minutes"`
+}
 
 // PresignedUpload defines model for PresignedUpload.
 type PresignedUpload struct {

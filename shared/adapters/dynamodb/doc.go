@@ -116,6 +116,13 @@
 // quota_released so a second failure cannot release twice). Transactions cancelled
 // by a concurrent transaction on the same usage item are retried with backoff.
 //
+// The same table holds one item per account and UTC day, sort key
+// "day#2006-01-02" (usagedays.go): used_seconds and jobs (N), and one
+// "lang:<language given at upload>" (N) per language. The reservation
+// transaction ADDs the job's seconds and 1 to its day (the UTC day of its
+// created_at) and the release transaction ADDs their negation, so the day
+// items follow the month item exactly. DailyUsage is one Query of a day range.
+//
 // Accounts, partition key email (S): the lower-cased email, so a conditional
 // Put (attribute_not_exists(email)) enforces case-insensitive uniqueness; the
 // email as typed is kept in email_display.

@@ -91,7 +91,7 @@ func (s *JobStore) CreateJob(ctx context.Context, job *callscribe.Job, quota *ca
 			":room": num(quota.MaxUsedBefore(file)),
 		},
 	}
-	items := []types.TransactWriteItem{{Put: put}, {Update: reserve}}
+	items := []types.TransactWriteItem{{Put: put}, {Update: reserve}, s.dayUsageUpdate(job, 1)}
 	err = s.transact(ctx, items, func(reasons []types.CancellationReason) (error, bool) {
 		switch {
 		case reasonIs(reasons, 0, "ConditionalCheckFailed"):

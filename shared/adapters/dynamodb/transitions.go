@@ -254,6 +254,7 @@ func (s *JobStore) failJob(ctx context.Context, t callscribe.Transition) (*calls
 				ExpressionAttributeNames:  map[string]string{"#used": attrUsedSeconds},
 				ExpressionAttributeValues: map[string]types.AttributeValue{":release": num(-old.AudioSeconds)},
 			}},
+			s.dayUsageUpdate(old, -1),
 		}
 		changed := false
 		err = s.transact(ctx, items, func(reasons []types.CancellationReason) (error, bool) {

@@ -43,7 +43,7 @@ func (s *JobStore) CreateJob(ctx context.Context, job *callscribe.Job, quota *ca
 	}
 	err = s.db.inWriteTx(ctx, func(tx *sql.Tx) error {
 		if quota != nil {
-			if err := reserveQuota(ctx, tx, job.AccountID, quota, job.AudioSeconds); err != nil {
+			if err := reserveQuota(ctx, tx, job, quota); err != nil {
 				return err
 			}
 		}

@@ -164,6 +164,26 @@ BEGIN
 	DELETE FROM callback_deliveries WHERE job_id = old.id;
 END;
 `,
+	// 7: usage_days: the seconds and jobs an account's uploads reserved per UTC
+	// day and language given at upload ('' for detection), written in the
+	// transaction that reserves quota_usage and released with it when a job
+	// fails. The dashboard's daily series reads it by primary key range. Rows
+	// for jobs stored before it existed are filled from those jobs once here
+	// (purged jobs are gone and cannot be counted).
+	`
+CREATE TABLE usage_days (
+	account_id TEXT NOT NULL,
+	day        TEXT NOT NULL, -- 2006-01-02, UTC
+	language   TEXT NOT NULL,
+	seconds    REAL NOT NULL,
+	jobs       INTEGER NOT NULL,
+	PRIMARY KEY (account_id, day, language)
+) STRICT, WITHOUT ROWID;
+INSERT INTO usage_days (account_id, day, language, seconds, jobs)
+	SELECT account_id, date(created_at / 1000000000, 'unixepoch'), language, sum(audio_seconds), count(*)
+	FROM jobs WHERE quota_month <> '' AND status <> 'failed'
+	GROUP BY 1, 2, 3;
+`,
 }
 
 // migrate brings the schema to the newest version. It runs in one IMMEDIATE

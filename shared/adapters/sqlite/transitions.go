@@ -18,16 +18,14 @@ func (s *JobStore) TransitionJob(ctx context.Context, t callscribe.Transition) (
 		if err != nil {
 			return err
 		}
+		reserved := *job // the day and language the job's seconds were counted under
 		release, err := job.Apply(t, deleted)
 		if err != nil {
 			return err
 		}
 		if release {
-			// max(0, ...) keeps float rounding from leaving a tiny negative usage.
-			_, err := tx.ExecContext(ctx, `UPDATE quota_usage SET used_seconds = max(0, used_seconds - ?) WHERE account_id = ? AND month = ?`,
-				job.AudioSeconds, job.AccountID, job.QuotaMonth)
-			if err != nil {
-				return fmt.Errorf("sqlite: release quota of job %s: %w", t.JobID, err)
+			if err := releaseQuota(ctx, tx, &reserved); err != nil {
+				return err
 			}
 		}
 		errJSON, err := encodeJSON(job.Error)

@@ -178,6 +178,7 @@ func Run(t *testing.T, target Target, opts Options) {
 		{"Quota", s.testQuota},
 		{"QuotaConcurrent", s.testQuotaConcurrent},
 		{"QuotaRelease", s.testQuotaRelease},
+		{"DailyUsage", s.testDailyUsage},
 		{"GetJob", s.testGetJob},
 		{"Export", s.testExport},
 		{"Metrics", s.testMetrics},

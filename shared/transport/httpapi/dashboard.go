@@ -101,6 +101,33 @@ func (s *Server) usage(w http.ResponseWriter, r *http.Request, accountID string)
 	})
 }
 
+// dailyUsage serves the usage page's chart: two months of minutes per UTC
+// day and the top upload languages (jobs.Service.DailyUsage).
+func (s *Server) dailyUsage(w http.ResponseWriter, r *http.Request, accountID string) {
+	u, err := s.deps.Service.DailyUsage(r.Context(), accountID, r.URL.Query().Get("month"))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	months := make([]map[string]any, 0, len(u.Months))
+	for _, m := range u.Months {
+		days := make([]map[string]any, 0, len(m.Days))
+		for _, d := range m.Days {
+			days = append(days, map[string]any{"date": d.Day, "minutes": callscribe.Minutes(d.Seconds), "jobs": d.Jobs})
+		}
+		months = append(months, map[string]any{"month": m.Month, "used_minutes": callscribe.Minutes(m.Seconds), "days": days})
+	}
+	top := make([]map[string]any, 0, len(u.TopLanguages))
+	for _, l := range u.TopLanguages {
+		var language any
+		if l.Language != "" {
+			language = l.Language
+		}
+		top = append(top, map[string]any{"language": language, "minutes": callscribe.Minutes(l.Seconds)})
+	}
+	writeJSON(w, r, http.StatusOK, map[string]any{"months": months, "top_languages": top})
+}
+
 // jobAudio hands the dashboard's player a short-lived link to a job's audio.
 func (s *Server) jobAudio(w http.ResponseWriter, r *http.Request, accountID string) {
 	link, err := s.deps.Service.AudioLink(r.Context(), accountID, r.PathValue("job_id"))

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/callscribe/callscribe/shared/adapters/diskaudio"
 	"github.com/callscribe/callscribe/shared/callscribe"
@@ -205,5 +206,58 @@ func TestDashboardConfigNeedsNoSession(t *testing.T) {
 	id := jsonBody(t, rec)["identity"].(map[string]any)
 	if id["kind"] != "cognito" || id["client_id"] != "abc" || id["region"] != "eu-west-1" || id["endpoint"] != "https://cognito-idp.eu-west-1.amazonaws.com/" {
 		t.Fatalf("cognito config: %v", id)
+	}
+}
+
+func TestDashboardDailyUsage(t *testing.T) {
+	f := newFixture(t, &recordingQueue{}, nil)
+	if rec := f.upload(t, wav(90, 8000)); rec.Code != http.StatusAccepted {
+		t.Fatalf("upload: %d %s", rec.Code, rec.Body)
+	}
+	today := callscribe.UsageDay(time.Now())
+	rec := f.sessionDo(t, f.account, http.MethodGet, "/dashboard/usage/daily", nil, "")
+	var body struct {
+		Months []struct {
+			Month       string  `json:"month"`
+			UsedMinutes float64 `json:"used_minutes"`
+			Days        []struct {
+				Date    string  `json:"date"`
+				Minutes float64 `json:"minutes"`
+				Jobs    int     `json:"jobs"`
+			} `json:"days"`
+		} `json:"months"`
+		TopLanguages []struct {
+			Language *string `json:"language"`
+			Minutes  float64 `json:"minutes"`
+		} `json:"top_languages"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); rec.Code != http.StatusOK || err != nil || len(body.Months) != 2 {
+		t.Fatalf("daily usage: %d %v %s", rec.Code, err, rec.Body)
+	}
+	current := body.Months[1]
+	if current.Month != callscribe.QuotaMonth(time.Now()) || current.UsedMinutes != 1.5 {
+		t.Fatalf("current month %s with %v minutes, want %s with 1.5", current.Month, current.UsedMinutes, callscribe.QuotaMonth(time.Now()))
+	}
+	found := false
+	for _, d := range current.Days {
+		if d.Date == today {
+			found = d.Minutes == 1.5 && d.Jobs == 1
+		} else if d.Minutes != 0 {
+			t.Errorf("%s has %v minutes", d.Date, d.Minutes)
+		}
+	}
+	if !found {
+		t.Fatalf("today %s not 1.5 minutes in 1 job: %+v", today, current.Days)
+	}
+	if len(body.TopLanguages) != 1 || body.TopLanguages[0].Language != nil || body.TopLanguages[0].Minutes != 1.5 {
+		t.Fatalf("top languages %s", rec.Body)
+	}
+
+	rec = f.sessionDo(t, f.account, http.MethodGet, "/dashboard/usage/daily?month=2026-13", nil, "")
+	if rec.Code != http.StatusBadRequest || decodeError(t, rec).Error.Code != callscribe.CodeInvalidRequest {
+		t.Fatalf("bad month: %d %s", rec.Code, rec.Body)
+	}
+	if rec := f.do(t, http.MethodGet, "/dashboard/usage/daily", ""); rec.Code != http.StatusUnauthorized {
+		t.Fatalf("daily usage with an API key: %d", rec.Code)
 	}
 }

@@ -141,6 +141,7 @@ const (
 	RouteDashboardTag          Route = "POST /dashboard/tag"
 	RouteDashboardTaxonomy     Route = "GET /dashboard/taxonomy"
 	RouteDashboardLimits       Route = "GET /dashboard/limits"
+	RouteDashboardDailyUsage   Route = "GET /dashboard/usage/daily"
 	// RouteDashboardConfig needs no session: the page reads it to sign in.
 	RouteDashboardConfig Route = "GET /dashboard/config"
 )
@@ -183,6 +184,7 @@ func New(deps Deps, cfg Config, routes ...Route) *Server {
 		RouteDashboardTag:          s.session(s.derive(callscribe.TypeTags)),
 		RouteDashboardTaxonomy:     s.session(s.taxonomy),
 		RouteDashboardLimits:       s.session(s.limits),
+		RouteDashboardDailyUsage:   s.session(s.dailyUsage),
 		RouteDashboardConfig:       s.dashboardConfig,
 	}
 	if len(routes) == 0 {

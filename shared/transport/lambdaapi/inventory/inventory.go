@@ -48,11 +48,13 @@ const (
 
 // The functions of the deployment.
 var (
-	Create    = Function{Name: "create", Routes: []string{"POST /v1/transcriptions"}}
-	List      = Function{Name: "list", Routes: []string{"GET /v1/transcriptions"}}
-	Get       = Function{Name: "get", Routes: []string{"GET /v1/transcriptions/{job_id}", "GET /v1/transcriptions/{job_id}/export", "GET /v1/transcriptions/{job_id}/deliveries"}}
-	Delete    = Function{Name: "delete", Routes: []string{"DELETE /v1/transcriptions/{job_id}"}}
-	Usage     = Function{Name: "usage", Routes: []string{"GET /v1/transcriptions/usage"}, Session: true}
+	Create = Function{Name: "create", Routes: []string{"POST /v1/transcriptions"}}
+	List   = Function{Name: "list", Routes: []string{"GET /v1/transcriptions"}}
+	Get    = Function{Name: "get", Routes: []string{"GET /v1/transcriptions/{job_id}", "GET /v1/transcriptions/{job_id}/export", "GET /v1/transcriptions/{job_id}/deliveries"}}
+	Delete = Function{Name: "delete", Routes: []string{"DELETE /v1/transcriptions/{job_id}"}}
+	// Usage serves the quota figure and the usage page's daily series: both
+	// read only the Usage table.
+	Usage     = Function{Name: "usage", Routes: []string{"GET /v1/transcriptions/usage", "GET /dashboard/usage/daily"}, Session: true}
 	Summarize = Function{Name: "summarize", Routes: []string{"POST /v1/summarize"}}
 	Tag       = Function{Name: "tag", Routes: []string{"POST /v1/tag"}}
 	Taxonomy  = Function{Name: "taxonomy", Routes: []string{"GET /v1/tags/taxonomy"}}

@@ -9,6 +9,7 @@ import type {
   APIKeyList,
   AudioLink,
   CreatedAPIKey,
+  DailyUsage,
   DeliveryList,
   DerivedAccepted,
   Identity,
@@ -129,6 +130,7 @@ export async function signIn(email: string, password: string): Promise<void> {
 
 export const limits = (): Promise<Limits> => request("GET", "/dashboard/limits");
 export const usage = (): Promise<Usage> => request("GET", "/v1/transcriptions/usage");
+export const dailyUsage = (): Promise<DailyUsage> => request("GET", "/dashboard/usage/daily");
 export const taxonomy = (): Promise<Taxonomy> => request("GET", "/dashboard/taxonomy");
 
 export const listJobs = (filter: JobFilter, cursor: string | null, limit: number): Promise<JobList> =>

@@ -594,6 +594,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dashboard/usage/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Minutes per UTC day over two months, and the top upload languages
+         * @description Every UTC day of `month` and of the month before it, zeros included, from
+         *     per-day counters the store writes with each quota reservation (never a scan
+         *     of jobs): a day's minutes are what uploads created that day reserved, less
+         *     the jobs that failed since, exactly as the monthly quota counts them. The
+         *     current month's `used_minutes` is GET /v1/transcriptions/usage's figure.
+         *     `top_languages` ranks the language given at upload by minutes over both
+         *     months; `language` null is uploads that left it to detection.
+         */
+        get: operations["dashboardDailyUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     tagDelivered: {
@@ -1167,6 +1193,30 @@ export interface components {
             max_page_size: number;
             requestId: components["schemas"]["RequestId"];
         };
+        DailyUsage: {
+            months: components["schemas"]["MonthUsage"][];
+            /** @description Most minutes first (ties by language); languages with no minutes left out. */
+            top_languages: components["schemas"]["LanguageUsage"][];
+            requestId: components["schemas"]["RequestId"];
+        };
+        MonthUsage: {
+            month: string;
+            used_minutes: components["schemas"]["Minutes"];
+            /** @description Every day of the month in order. */
+            days: components["schemas"]["DayUsage"][];
+        };
+        DayUsage: {
+            /** @description The UTC day, YYYY-MM-DD. */
+            date: string;
+            minutes: components["schemas"]["Minutes"];
+            /** @description Transcriptions created that day that have not failed. */
+            jobs: number;
+        };
+        LanguageUsage: {
+            /** @description The language given at upload; null when it was left to detection. */
+            language: string | null;
+            minutes: components["schemas"]["Minutes"];
+        };
         CredentialsRequest: {
             /** @description One plain address with a dotted domain (sign-up); compared case-insensitively. */
             email?: string;
@@ -1561,6 +1611,21 @@ export interface components {
                     error?: {
                         /** @enum {unknown} */
                         code?: "REQUEST_TOO_LARGE";
+                    };
+                };
+            };
+        };
+        /** @description A malformed parameter. */
+        InvalidRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "INVALID_REQUEST";
                     };
                 };
             };
@@ -3025,6 +3090,40 @@ export interface operations {
                     "application/json": components["schemas"]["Limits"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    dashboardDailyUsage: {
+        parameters: {
+            query?: {
+                /** @description The later of the two months, YYYY-MM (UTC); the current month when absent. */
+                month?: string;
+            };
+            header?: {
+                /**
+                 * @description The API gateway key, when the deployment is configured with one; then every
+                 *     route but GET /healthz and GET /openapi.json requires it (401 without).
+                 */
+                apikey?: components["parameters"]["GatewayKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The two months, the earlier first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DailyUsage"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];

@@ -30,6 +30,7 @@ export type ErrorBody = Schemas["Error"];
 export type TagRequest = Schemas["TagRequest"];
 
 export type Limits = JSONOf<"dashboardLimits", 200>;
+export type DailyUsage = JSONOf<"dashboardDailyUsage", 200>;
 export type Identity = JSONOf<"dashboardConfig", 200>["identity"];
 export type LoginResult = JSONOf<"login", 200>;
 export type APIKey = JSONOf<"listAPIKeys", 200>["api_keys"][number];
