@@ -30,10 +30,13 @@ const (
 	// test3Dir is the third test split, written and frozen
 	// after model v10 was trained, when test2 had been read five times.
 	test3Dir = "../../../../testdata/insights-test3"
+	// sixTurnDir holds the held-out calls of the six_turn style, frozen
+	// before any sentiment method was scored on them.
+	sixTurnDir = "../../../../testdata/insights-sixturn"
 )
 
 // laterTestDirs are the test splits written outside the seeded split.
-var laterTestDirs = []string{test2Dir, test3Dir}
+var laterTestDirs = []string{test2Dir, test3Dir, sixTurnDir}
 
 // splitSeed and splitPattern define the split. The calls other than the
 // original 48 (which all stay in train: the lexicon was written next to them)
