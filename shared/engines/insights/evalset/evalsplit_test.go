@@ -36,7 +36,7 @@ const (
 )
 
 // laterTestDirs are the test splits written outside the seeded split.
-var laterTestDirs = []string{test2Dir, test3Dir, sixTurnDir}
+var laterTestDirs = []string{test2Dir, test3Dir}
 
 // splitSeed and splitPattern define the split. The calls other than the
 // original 48 (which all stay in train: the lexicon was written next to them)
@@ -65,7 +65,7 @@ func loadSplits(t *testing.T) map[string][]LabelledCall {
 // report figures; if one really must change, regenerate its checksums in a
 // commit of its own and say why.
 func TestTestSplitIsFrozen(t *testing.T) {
-	for _, dir := range append([]string{testDir}, laterTestDirs...) {
+	for _, dir := range append([]string{testDir, sixTurnDir}, laterTestDirs...) {
 		t.Run(filepath.Base(dir), func(t *testing.T) { checkFrozen(t, dir) })
 	}
 }
