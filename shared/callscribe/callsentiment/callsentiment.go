@@ -71,10 +71,10 @@ type Rule struct {
 	TrendDelta float64
 }
 
-// Default is the rule the service applies; its thresholds were chosen by
-// cross-validation over held-out writers and styles
-// (shared/engines/insights/README.md, "Sentiment per turn").
-var Default = Rule{Label: 0.25, Strong: 0.5, MixedRatio: 0.5, EndWeight: 2, Positive: 0.3, Negative: 0.3, TrendDelta: 0.25}
+// Default is the rule the service applies; Strong, MixedRatio, Positive and
+// Negative were chosen on the tagger's train split with the shipped turn
+// scorer (shared/engines/insights/README.md, "Sentiment per turn").
+var Default = Rule{Label: 0.25, Strong: 0.6, MixedRatio: 0.15, EndWeight: 2, Positive: 0.3, Negative: 0.3, TrendDelta: 0.25}
 
 // TurnLabel is a turn's label by the rule's Label threshold.
 func (r Rule) TurnLabel(score float64) string {
