@@ -74,7 +74,7 @@ type Rule struct {
 // Default is the rule the service applies; Strong, MixedRatio, Positive and
 // Negative were chosen on the tagger's train split with the shipped turn
 // scorer (shared/engines/insights/README.md, "Sentiment per turn").
-var Default = Rule{Label: 0.25, Strong: 0.6, MixedRatio: 0.15, EndWeight: 2, Positive: 0.3, Negative: 0.3, TrendDelta: 0.25}
+var Default = Rule{Label: 0.25, Strong: 0.6, MixedRatio: 0.5, EndWeight: 2, Positive: 0.3, Negative: 0.3, TrendDelta: 0.25}
 
 // TurnLabel is a turn's label by the rule's Label threshold.
 func (r Rule) TurnLabel(score float64) string {

@@ -35,6 +35,9 @@ type catResult struct {
 	// decide the category); byModel says whether it made the decision.
 	model   map[string]float64
 	byModel bool
+	// turns is customer_sentiment's evidence: the call score, trend and
+	// decisive turns of the rule that decided it (customersentiment.go).
+	turns map[string]any
 }
 
 // analysis is everything the tagger and the summarizer derive from one call.
@@ -50,6 +53,13 @@ func (m *model) analyze(t callscribe.Transcript) *analysis {
 	a := m.analyzeLexicon(t)
 	if m.linear != nil {
 		m.linear.apply(a)
+	}
+	if r := a.cats[callscribe.CategoryCustomerSentiment]; r != nil {
+		label, ev := customerSentiment(t)
+		r.selected, r.model, r.byModel, r.turns = nil, nil, false, ev
+		if label != "" {
+			r.selected = []string{label}
+		}
 	}
 	return a
 }
