@@ -35,8 +35,10 @@ type catResult struct {
 	// decide the category); byModel says whether it made the decision.
 	model   map[string]float64
 	byModel bool
-	// turns is customer_sentiment's evidence: the call score, trend and
-	// decisive turns of the rule that decided it (customersentiment.go).
+	// turns is the customer's label by callsentiment's rule over their
+	// scored turns, with the call score, trend and decisive turns
+	// (customersentiment.go): reported beside the tag, which the model
+	// decides.
 	turns map[string]any
 }
 
@@ -55,10 +57,9 @@ func (m *model) analyze(t callscribe.Transcript) *analysis {
 		m.linear.apply(a)
 	}
 	if r := a.cats[callscribe.CategoryCustomerSentiment]; r != nil {
-		label, ev := customerSentiment(t)
-		r.selected, r.model, r.byModel, r.turns = nil, nil, false, ev
-		if label != "" {
-			r.selected = []string{label}
+		if label, ev := customerSentiment(t); label != "" {
+			ev["label"] = label
+			r.turns = ev
 		}
 	}
 	return a

@@ -9,10 +9,22 @@ import (
 	"github.com/callscribe/callscribe/shared/engines/insights/sentiment"
 )
 
-// The tag is the rule's User label, on text (Agent:/User: prefixes) and on
-// a speech engine's segments; on segments it is also the label a
+// turnsLabel is the customer's label by the rule that the tagger reports in
+// meta_data.customer_turns.
+func turnsLabel(t *testing.T, res *callscribe.TagsResult) string {
+	t.Helper()
+	ct, _ := res.MetaData["customer_turns"].(map[string]any)
+	l, _ := ct["label"].(string)
+	if l == "" {
+		t.Fatalf("meta_data.customer_turns %v", res.MetaData["customer_turns"])
+	}
+	return l
+}
+
+// The tagger reports the rule's User label, on text (Agent:/User: prefixes)
+// and on a speech engine's segments; on segments it is the label a
 // transcription result's sentiment gives the User.
-func TestSentimentTagIsTheRulesLabel(t *testing.T) {
+func TestSentimentTurnsLabelIsTheRulesLabel(t *testing.T) {
 	texts := []string{
 		"Agent: Spokes and Gears, how can I help?\nUser: My order was late again and nobody told me, I'm annoyed.\nAgent: It arrives today, and I've refunded the shipping.\nUser: Excellent, thank you for the quick help.",
 		"Agent: How can I help?\nUser: I'd like my invoice.\nAgent: Sent.\nUser: Okay, thanks, bye.",
@@ -24,8 +36,8 @@ func TestSentimentTagIsTheRulesLabel(t *testing.T) {
 		res := tag(t, text)
 		turns, d := CustomerTurns(callscribe.Transcript{Text: text})
 		want := callsentiment.Default.Speaker(RuleTurns(turns), d).Label
-		if got := one(res, callscribe.CategoryCustomerSentiment); got != want {
-			t.Errorf("text: tag %s, rule %s: %q", got, want, text)
+		if got := turnsLabel(t, res); got != want {
+			t.Errorf("text: reported %s, rule %s: %q", got, want, text)
 		}
 		// The same call as a speech engine's segments, one a line, 3 s each.
 		var segs []callscribe.Segment
@@ -47,22 +59,19 @@ func TestSentimentTagIsTheRulesLabel(t *testing.T) {
 		if cs == nil || len(cs.Speakers) != 2 || cs.Speakers[1].SpeakerAlias != callscribe.AliasUser {
 			t.Fatalf("result sentiment %+v", cs)
 		}
-		if got := one(r, callscribe.CategoryCustomerSentiment); got != cs.Speakers[1].Label {
-			t.Errorf("segments: tag %s, result's User label %s: %q", got, cs.Speakers[1].Label, text)
+		if got := turnsLabel(t, r); got != cs.Speakers[1].Label {
+			t.Errorf("segments: reported %s, result's User label %s: %q", got, cs.Speakers[1].Label, text)
 		}
 	}
 }
 
 // meta_data shows why: the decisive turns, their scores and phrases.
-func TestSentimentTagEvidence(t *testing.T) {
+func TestSentimentTurnsEvidence(t *testing.T) {
 	res := tag(t, "Agent: How can I help?\nUser: The engineer never came, this is ridiculous.\nAgent: I'll pass it on.\nUser: Okay.")
-	if one(res, callscribe.CategoryCustomerSentiment) != callscribe.SentimentNegative {
-		t.Fatalf("tags %v", res.Tags)
+	if one(res, callscribe.CategoryCustomerSentiment) != callscribe.SentimentNegative || turnsLabel(t, res) != callscribe.SentimentNegative {
+		t.Fatalf("tags %v, turns %v", res.Tags, res.MetaData["customer_turns"])
 	}
-	if res.MetaData["decided_by"].(map[string]any)[callscribe.CategoryCustomerSentiment] != "turns" {
-		t.Fatalf("decided_by %v", res.MetaData["decided_by"])
-	}
-	ev := res.MetaData["evidence"].(map[string]any)[callscribe.CategoryCustomerSentiment].(map[string]any)[callscribe.SentimentNegative].(map[string]any)
+	ev := res.MetaData["customer_turns"].(map[string]any)
 	turns, _ := ev["decisive_turns"].([]any)
 	if len(turns) != 1 || ev["customer_turns"] != 2 {
 		t.Fatalf("evidence %v", ev)
@@ -73,10 +82,10 @@ func TestSentimentTagEvidence(t *testing.T) {
 	}
 }
 
-// A transcript without customer turns keeps the taxonomy default, reported.
+// A transcript without customer turns reports none.
 func TestSentimentWithoutCustomerTurns(t *testing.T) {
 	res := tag(t, "")
-	if one(res, callscribe.CategoryCustomerSentiment) != callscribe.SentimentNeutral {
-		t.Fatalf("tags %v", res.Tags)
+	if one(res, callscribe.CategoryCustomerSentiment) != callscribe.SentimentNeutral || res.MetaData["customer_turns"] != nil {
+		t.Fatalf("tags %v, meta %v", res.Tags, res.MetaData)
 	}
 }

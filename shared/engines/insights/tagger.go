@@ -7,11 +7,9 @@ import (
 )
 
 // TaggerMethod names the built-in tagger in meta_data: the lexicon, with the
-// trained linear model (model.json) deciding call_reason and call_outcome when
-// it is confident enough (see linear.go); customer_sentiment is the
-// customer's label by callsentiment's rule over their scored turns
-// (customersentiment.go).
-const TaggerMethod = "builtin-lexicon-linear-turns-v3"
+// trained linear model (model.json) deciding call_reason, customer_sentiment and
+// call_outcome when it is confident enough (see linear.go).
+const TaggerMethod = "builtin-lexicon-linear-v2"
 
 // Tagger is the built-in callscribe.Tagger.
 type Tagger struct{ m *model }
@@ -36,10 +34,6 @@ func (t *Tagger) Tag(ctx context.Context, tr callscribe.Transcript) (*callscribe
 		raw[name] = r.selected
 		ev := map[string]any{}
 		for _, v := range r.selected {
-			if r.turns != nil {
-				ev[v] = r.turns
-				continue
-			}
 			e := map[string]any{}
 			if vs := r.scores[v]; vs != nil {
 				e["score"], e["evidence"] = round2(vs.score), vs.evidence(3)
@@ -52,9 +46,6 @@ func (t *Tagger) Tag(ctx context.Context, tr callscribe.Transcript) (*callscribe
 			}
 		}
 		evidence[name] = ev
-		if r.turns != nil {
-			decidedBy[name] = "turns"
-		}
 		if r.model != nil {
 			decidedBy[name] = "lexicon"
 			if r.byModel {
@@ -71,6 +62,9 @@ func (t *Tagger) Tag(ctx context.Context, tr callscribe.Transcript) (*callscribe
 	if t.m.linear != nil {
 		meta["model_version"] = t.m.linear.Digest
 		meta["decided_by"] = decidedBy
+	}
+	if r := a.cats[callscribe.CategoryCustomerSentiment]; r != nil && r.turns != nil {
+		meta["customer_turns"] = r.turns
 	}
 	for k, v := range a.sizes() {
 		meta[k] = v

@@ -442,7 +442,11 @@ func TestWriteTurnModel(t *testing.T) {
 			scored = append(scored, c)
 		}
 	}
-	m := FitTurnMIL(scs, 1e-4, 2)
+	lambda := 1e-4
+	if l := os.Getenv("SENTIMENT_LAMBDA"); l != "" {
+		fmt.Sscan(l, &lambda)
+	}
+	m := FitTurnMIL(scs, lambda, 2)
 	m.Version = "1"
 	score := func(x map[string]float64, _ float64) float64 {
 		return math.Round(math.Tanh(m.Apply(x)/TurnMargin)*1000) / 1000
