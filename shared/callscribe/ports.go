@@ -200,6 +200,14 @@ type Tagger interface {
 	Tag(ctx context.Context, t Transcript) (*TagsResult, error)
 }
 
+// SentimentScorer scores the sentiment of one turn's text (a segment). It is
+// offline and cannot fail: nil for text without words. The transcription
+// worker derives a result's sentiment from the segments' scores (package
+// callsentiment).
+type SentimentScorer interface {
+	ScoreSentiment(text string) *SegmentSentiment
+}
+
 // CallbackDelivery is one tagDelivered message.
 type CallbackDelivery struct {
 	URL     string

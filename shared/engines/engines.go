@@ -41,6 +41,9 @@ type Table[Env any] struct {
 	Transcribers map[string]Factory[Env, callscribe.Transcriber]
 	Summarizers  map[string]Factory[Env, callscribe.Summarizer]
 	Taggers      map[string]Factory[Env, callscribe.Tagger]
+	// Sentiment scores the transcripts' segments wherever a transcriber is
+	// built (offline, nothing to configure); nil: results carry no sentiment.
+	Sentiment callscribe.SentimentScorer
 }
 
 // Selection names the providers to build; an empty name is one the process
@@ -56,6 +59,7 @@ type Engines struct {
 	Transcriber callscribe.Transcriber
 	Summarizer  callscribe.Summarizer
 	Tagger      callscribe.Tagger
+	Sentiment   callscribe.SentimentScorer
 	closers     []func()
 }
 
@@ -74,6 +78,9 @@ func Build[Env any](t Table[Env], env Env, sel Selection) (*Engines, error) {
 	if e.Transcriber, err = build(e, "TRANSCRIBER", "speech engine", t.Transcribers, sel.Transcriber, env); err != nil {
 		e.Close()
 		return nil, err
+	}
+	if e.Transcriber != nil {
+		e.Sentiment = t.Sentiment
 	}
 	if e.Summarizer, err = build(e, "SUMMARIZER", "summarizer", t.Summarizers, sel.Summarizer, env); err != nil {
 		e.Close()

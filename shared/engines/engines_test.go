@@ -49,3 +49,24 @@ func TestBuildSelectsClosesAndExplains(t *testing.T) {
 		t.Fatalf("factory failure: %v", err)
 	}
 }
+
+type fakeScorer struct{}
+
+func (fakeScorer) ScoreSentiment(string) *callscribe.SegmentSentiment { return nil }
+
+// The table's sentiment scorer comes with a transcriber, and only then.
+func TestBuildCarriesTheSentimentScorer(t *testing.T) {
+	table := Table[string]{
+		Transcribers: map[string]Factory[string, callscribe.Transcriber]{
+			"a": func(env string) (callscribe.Transcriber, func(), error) { return fakeTranscriber{env}, nil, nil },
+		},
+		Sentiment: fakeScorer{},
+	}
+	e, err := Build(table, "env", Selection{Transcriber: "a"})
+	if err != nil || e.Sentiment == nil {
+		t.Fatalf("with a transcriber: %v %v", e, err)
+	}
+	if e, err := Build(table, "env", Selection{}); err != nil || e.Sentiment != nil {
+		t.Fatalf("without one: %v %v", e, err)
+	}
+}

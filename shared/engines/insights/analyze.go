@@ -35,6 +35,11 @@ type catResult struct {
 	// decide the category); byModel says whether it made the decision.
 	model   map[string]float64
 	byModel bool
+	// turns is the customer's label by callsentiment's rule over their
+	// scored turns, with the call score, trend and decisive turns
+	// (customersentiment.go): reported beside the tag, which the model
+	// decides.
+	turns map[string]any
 }
 
 // analysis is everything the tagger and the summarizer derive from one call.
@@ -50,6 +55,12 @@ func (m *model) analyze(t callscribe.Transcript) *analysis {
 	a := m.analyzeLexicon(t)
 	if m.linear != nil {
 		m.linear.apply(a)
+	}
+	if r := a.cats[callscribe.CategoryCustomerSentiment]; r != nil {
+		if label, ev := customerSentiment(t); label != "" {
+			ev["label"] = label
+			r.turns = ev
+		}
 	}
 	return a
 }

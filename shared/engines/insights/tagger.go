@@ -63,6 +63,9 @@ func (t *Tagger) Tag(ctx context.Context, tr callscribe.Transcript) (*callscribe
 		meta["model_version"] = t.m.linear.Digest
 		meta["decided_by"] = decidedBy
 	}
+	if r := a.cats[callscribe.CategoryCustomerSentiment]; r != nil && r.turns != nil {
+		meta["customer_turns"] = r.turns
+	}
 	for k, v := range a.sizes() {
 		meta[k] = v
 	}

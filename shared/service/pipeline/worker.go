@@ -17,6 +17,7 @@ import (
 
 	"github.com/callscribe/callscribe/shared/callscribe"
 	"github.com/callscribe/callscribe/shared/callscribe/callmetrics"
+	"github.com/callscribe/callscribe/shared/callscribe/callsentiment"
 	"github.com/callscribe/callscribe/shared/service/callback"
 	"github.com/callscribe/callscribe/shared/service/jobs"
 )
@@ -32,8 +33,11 @@ type Worker struct {
 	Transcriber callscribe.Transcriber
 	Summarizer  callscribe.Summarizer
 	Tagger      callscribe.Tagger
-	Notifier    callscribe.Notifier
-	Logger      *slog.Logger
+	// Sentiment scores a transcription's segments; nil leaves results
+	// without sentiment (the stacks always set the built-in scorer).
+	Sentiment callscribe.SentimentScorer
+	Notifier  callscribe.Notifier
+	Logger    *slog.Logger
 	// CallbackBackoffBase is CALLBACK_BACKOFF_BASE
 	// (default callscribe.DefaultCallbackBackoffBase).
 	CallbackBackoffBase time.Duration
@@ -187,6 +191,12 @@ func (w *Worker) transcribe(ctx context.Context, job *callscribe.Job) (*callscri
 	// Computed here, whatever the engine, so every stack's results carry the
 	// same figures by the same definitions.
 	res.Metrics = callmetrics.Compute(res.Transcript, res.DurationSeconds)
+	if w.Sentiment != nil {
+		for i := range res.Transcript {
+			res.Transcript[i].Sentiment = w.Sentiment.ScoreSentiment(res.Transcript[i].Text)
+		}
+		res.Sentiment = callsentiment.Compute(res.Transcript, res.DurationSeconds)
+	}
 	return res, nil
 }
 

@@ -472,3 +472,81 @@ func TestTranscriptionRecordsTheDetectedLanguage(t *testing.T) {
 		t.Fatalf("job language %q, detected %q", j.Language, *res.Language)
 	}
 }
+
+// fixedTranscriber returns the same segments for any audio.
+type fixedTranscriber struct{ segs []callscribe.Segment }
+
+func (f fixedTranscriber) Transcribe(context.Context, callscribe.TranscriptionRequest) (*callscribe.TranscriptionResult, error) {
+	return &callscribe.TranscriptionResult{DurationSeconds: 8, Transcript: f.segs}, nil
+}
+
+// wordScorer scores a segment by its words: "great" +0.9, "awful" -0.9.
+type wordScorer struct{}
+
+func (wordScorer) ScoreSentiment(text string) *callscribe.SegmentSentiment {
+	switch text {
+	case "":
+		return nil
+	case "this is awful":
+		return &callscribe.SegmentSentiment{Label: callscribe.SentimentNegative, Score: -0.9}
+	case "great thank you":
+		return &callscribe.SegmentSentiment{Label: callscribe.SentimentPositive, Score: 0.9}
+	}
+	return &callscribe.SegmentSentiment{Label: callscribe.SentimentNeutral, Score: 0}
+}
+
+func TestTranscriptionCarriesSentiment(t *testing.T) {
+	segs := []callscribe.Segment{
+		{Text: "how can i help", TimeStart: 0, TimeEnd: 2, SpeakerID: 0, SpeakerAlias: callscribe.AliasAgent},
+		{Text: "this is awful", TimeStart: 2, TimeEnd: 4, SpeakerID: 1, SpeakerAlias: callscribe.AliasUser},
+		{Text: "", TimeStart: 4, TimeEnd: 5, SpeakerID: 0, SpeakerAlias: callscribe.AliasAgent},
+		{Text: "great thank you", TimeStart: 6, TimeEnd: 8, SpeakerID: 1, SpeakerAlias: callscribe.AliasUser},
+	}
+	e := newEnv(t, fixedTranscriber{segs})
+	e.w.Sentiment = wordScorer{}
+	e.transcription(t, "job-s", 8, "en-US")
+	if err := e.w.HandleMessage(context.Background(), callscribe.Message{Kind: callscribe.KindTranscribe, JobID: "job-s"}); err != nil {
+		t.Fatal(err)
+	}
+	var res callscribe.TranscriptionResult
+	if err := json.Unmarshal(e.get(t, "job-s").Result, &res); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{callscribe.SentimentNeutral, callscribe.SentimentNegative, "", callscribe.SentimentPositive}
+	for i, s := range res.Transcript {
+		got := ""
+		if s.Sentiment != nil {
+			got = s.Sentiment.Label
+		}
+		if got != want[i] {
+			t.Errorf("segment %d sentiment %q, want %q", i, got, want[i])
+		}
+	}
+	cs := res.Sentiment
+	if cs == nil || len(cs.Speakers) != 2 {
+		t.Fatalf("sentiment %+v", cs)
+	}
+	user := cs.Speakers[1]
+	// An awful turn early and a warm one at the end, both strong and neither
+	// far outweighing the other once the ending is weighted: mixed, and
+	// getting better.
+	if user.SpeakerAlias != callscribe.AliasUser || user.Trend != callscribe.TrendImproving || len(user.Quarters) != 4 ||
+		user.Quarters[2].Score != nil || user.Quarters[1].Label == nil || *user.Quarters[1].Label != callscribe.SentimentNegative {
+		t.Fatalf("user sentiment %+v", user)
+	}
+	if user.Label != callscribe.SentimentMixed {
+		t.Fatalf("user label %q", user.Label)
+	}
+}
+
+func TestTranscriptionWithoutScorerHasNoSentiment(t *testing.T) {
+	e := newEnv(t, &testengine.Engine{})
+	e.transcription(t, "job-n", 2, "en-US")
+	if err := e.w.HandleMessage(context.Background(), callscribe.Message{Kind: callscribe.KindTranscribe, JobID: "job-n"}); err != nil {
+		t.Fatal(err)
+	}
+	var res callscribe.TranscriptionResult
+	if err := json.Unmarshal(e.get(t, "job-n").Result, &res); err != nil || res.Sentiment != nil || res.Transcript[0].Sentiment != nil {
+		t.Fatalf("result %+v (%v)", res, err)
+	}
+}

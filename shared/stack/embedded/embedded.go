@@ -94,6 +94,7 @@ func Open(cfg config.Config, logger *slog.Logger, table engines.Table[config.Con
 	worker := &pipeline.Worker{
 		Jobs: service, Audio: audio, Queue: queue,
 		Transcriber: providers.Transcriber, Summarizer: providers.Summarizer, Tagger: providers.Tagger,
+		Sentiment:           providers.Sentiment,
 		Notifier:            callback.NewNotifier(callback.NotifierConfig{AllowHosts: cfg.CallbackAllowHosts, Timeout: cfg.CallbackTimeout}),
 		Logger:              logger,
 		CallbackBackoffBase: cfg.CallbackBackoffBase,

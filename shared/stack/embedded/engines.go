@@ -3,6 +3,7 @@ package embedded
 import (
 	"github.com/callscribe/callscribe/shared/callscribe"
 	"github.com/callscribe/callscribe/shared/engines"
+	"github.com/callscribe/callscribe/shared/engines/insights/sentiment"
 	"github.com/callscribe/callscribe/shared/engines/openai"
 	"github.com/callscribe/callscribe/shared/engines/sphinx"
 	"github.com/callscribe/callscribe/shared/stack/config"
@@ -10,8 +11,8 @@ import (
 )
 
 // EngineTable is the embedded stack's table: the embedded PocketSphinx engine (one
-// decoder per worker), the built-in insights, and the OpenAI-compatible
-// providers. A test build adds its deterministic engine to a copy.
+// decoder per worker), the built-in insights and segment sentiment, and the
+// OpenAI-compatible providers. A test build adds its deterministic engine to a copy.
 func EngineTable() engines.Table[config.Config] {
 	return engines.Table[config.Config]{
 		Transcribers: map[string]engines.Factory[config.Config, callscribe.Transcriber]{
@@ -36,5 +37,6 @@ func EngineTable() engines.Table[config.Config] {
 			"builtin": insightengines.BuiltinTagger,
 			"openai":  insightengines.OpenAITagger,
 		},
+		Sentiment: sentiment.NewScorer(),
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/callscribe/callscribe/shared/callscribe"
 	"github.com/callscribe/callscribe/shared/engines"
 	"github.com/callscribe/callscribe/shared/engines/awstranscribe"
+	"github.com/callscribe/callscribe/shared/engines/insights/sentiment"
 	"github.com/callscribe/callscribe/shared/engines/openai"
 	"github.com/callscribe/callscribe/shared/stack/awsstack"
 )
@@ -29,6 +30,9 @@ func EngineTable() engines.Table[*awsstack.AWS] {
 				return openai.NewTranscriber(openai.NewClient(c.OpenAIBaseURL, c.OpenAIAPIKey, c.OpenAITimeout), c.OpenAITranscribeModel, c.AgentChannel), nil, nil
 			},
 		},
+		// The built-in segment scorer: a small package of its own, so this
+		// function does not link the tagger's trained model.
+		Sentiment: sentiment.NewScorer(),
 	}
 }
 

@@ -45,7 +45,7 @@ func Handler(f inventory.Function, backend *awsstack.AWS, table engines.Table[*a
 	cfg := backend.Config
 	w := &pipeline.Worker{
 		Jobs: backend.Service, Audio: backend.Audio, Queue: backend.Queue,
-		Transcriber: eng.Transcriber, Summarizer: eng.Summarizer, Tagger: eng.Tagger,
+		Transcriber: eng.Transcriber, Summarizer: eng.Summarizer, Tagger: eng.Tagger, Sentiment: eng.Sentiment,
 		Notifier:            callback.NewNotifier(callback.NotifierConfig{AllowHosts: cfg.CallbackAllowHosts, Timeout: cfg.CallbackTimeout}),
 		Logger:              backend.Logger,
 		CallbackBackoffBase: cfg.CallbackBackoffBase,
