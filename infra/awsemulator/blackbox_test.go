@@ -123,7 +123,7 @@ func TestBlackBoxAWSLocal(t *testing.T) {
 	// in infra/embeddedserver's TestBlackBox: the embedded engine behind the
 	// local Amazon Transcribe would take 10 s or more over this call.
 	t.Run("TimedCall", func(t *testing.T) {
-		apitest.RunTimedCall(t, svc, opts, apitest.SynthesizeTimedCall(t), apitest.TestEngineTolerances)
+		apitest.RunTimedCall(t, svc, opts, apitest.SynthesizeTimedCall(t).WithSentiment(), apitest.TestEngineTolerances)
 	})
 }
 

@@ -252,7 +252,7 @@ func TestBlackBox(t *testing.T) {
 	// of a busy 2-core machine (WORKERS=1, speaker adaptation on), against
 	// about a second here.
 	t.Run("TimedCall", func(t *testing.T) {
-		apitest.RunTimedCall(t, svc, apitest.Options{QuotaMinutes: quotaMinutes}, apitest.SynthesizeTimedCall(t), apitest.TestEngineTolerances)
+		apitest.RunTimedCall(t, svc, apitest.Options{QuotaMinutes: quotaMinutes}, apitest.SynthesizeTimedCall(t).WithSentiment(), apitest.TestEngineTolerances)
 	})
 }
 

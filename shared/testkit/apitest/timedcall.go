@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -212,6 +213,9 @@ func RunTimedCall(t *testing.T, target Target, opts Options, call TimedCall, tol
 			t.Errorf("%s: segment %d %q has no sentiment", r, i, text)
 		}
 	}
+	if call.RequireSentiment {
+		checkCallSentiment(t, r)
+	}
 
 	var body struct {
 		Result wireResult `json:"result"`
@@ -284,4 +288,62 @@ func checkSegmentSentiment(t testing.TB, r *Response, i int, seg map[string]any)
 	case label == "positive" && score < 0, label == "negative" && score > 0:
 		t.Errorf("%s: segment %d sentiment %s with score %v", r, i, label, score)
 	}
+}
+
+// checkCallSentiment checks a result's sentiment: one entry per speaker who
+// talked, each with a call label, a score in [-1, 1], a trend, and four
+// quarters that tile the call's duration in order.
+func checkCallSentiment(t *testing.T, r *Response) {
+	t.Helper()
+	var body struct {
+		Result struct {
+			Duration  float64 `json:"duration_seconds"`
+			Sentiment *struct {
+				Speakers []struct {
+					Label    string  `json:"label"`
+					Score    float64 `json:"score"`
+					Trend    string  `json:"trend"`
+					Quarters []struct {
+						Quarter   int     `json:"quarter"`
+						TimeStart float64 `json:"time_start"`
+						TimeEnd   float64 `json:"time_end"`
+					} `json:"quarters"`
+				} `json:"speakers"`
+			} `json:"sentiment"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(r.Raw, &body); err != nil {
+		t.Fatalf("%s: %v", r, err)
+	}
+	cs := body.Result.Sentiment
+	if cs == nil || len(cs.Speakers) != 2 {
+		t.Errorf("%s: want the sentiment of two speakers", r)
+		return
+	}
+	for _, sp := range cs.Speakers {
+		if !slices.Contains([]string{"positive", "neutral", "negative", "mixed"}, sp.Label) || sp.Score < -1 || sp.Score > 1 || !slices.Contains([]string{"improving", "steady", "worsening"}, sp.Trend) {
+			t.Errorf("%s: speaker sentiment %+v", r, sp)
+		}
+		if len(sp.Quarters) != 4 {
+			t.Errorf("%s: want four quarters, got %+v", r, sp.Quarters)
+			continue
+		}
+		prevEnd := 0.0
+		for i, q := range sp.Quarters {
+			if q.Quarter != i+1 || math.Abs(q.TimeStart-prevEnd) > 0.002 || q.TimeEnd <= q.TimeStart {
+				t.Errorf("%s: quarter %d %+v does not follow %.3f", r, i+1, q, prevEnd)
+			}
+			prevEnd = q.TimeEnd
+		}
+		if math.Abs(prevEnd-body.Result.Duration) > 0.002 {
+			t.Errorf("%s: the quarters end at %.3f, the call at %.3f", r, prevEnd, body.Result.Duration)
+		}
+	}
+}
+
+// WithSentiment returns the call with RequireSentiment set: every segment
+// with words and the result must carry sentiment.
+func (c TimedCall) WithSentiment() TimedCall {
+	c.RequireSentiment = true
+	return c
 }
