@@ -1,0 +1,131 @@
+package redact
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/callscribe/callscribe/shared/callscribe"
+)
+
+func TestLuhn(t *testing.T) {
+	for digits, want := range map[string]bool{
+		"4242424242424242": true, "4111111111111111": true, "378282246310005": true, "6011111111111117": true,
+		"4242424242424241": false, "1234567890123456": false, "": false, "42a2": false,
+	} {
+		if got := Luhn(digits); got != want {
+			t.Errorf("Luhn(%q) = %v, want %v", digits, got, want)
+		}
+	}
+}
+
+func TestText(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		// Cards: written, grouped, spoken, with "double"; Luhn failures are numbers.
+		{"card 4242 4242 4242 4242 thanks", "card [REDACTED:CARD] thanks"},
+		{"card 4242-4242-4242-4242.", "card [REDACTED:CARD]"},
+		{"four two four two four two four two four two four two four two four two", "[REDACTED:CARD]"},
+		{"it's four one double one one one one one one one one one one one one one ok", "it's [REDACTED:CARD] ok"},
+		{"card 4242 4242 4242 4241 thanks", "card [REDACTED:NUMBER] thanks"},
+		// Phones: written formats, spoken with "oh" and "double", a plus.
+		{"call (555) 123-4567 now", "call [REDACTED:PHONE] now"},
+		{"call 555-123-4567", "call [REDACTED:PHONE]"},
+		{"call 555.123.4567 now", "call [REDACTED:PHONE] now"},
+		{"call +44 20 7946 0958", "call [REDACTED:PHONE]"},
+		{"ring 555-1234 please", "ring [REDACTED:PHONE] please"},
+		{"five five five oh one two three four five six", "[REDACTED:PHONE]"},
+		{"it is oh seven seven double oh nine double oh one two three", "it is [REDACTED:PHONE]"},
+		{"plus four four two oh seven nine four six oh nine five eight", "[REDACTED:PHONE]"},
+		// Numbers: six or more digits.
+		{"account 123456 please", "account [REDACTED:NUMBER] please"},
+		{"account one two three four five six please", "account [REDACTED:NUMBER] please"},
+		{"order forty two seventy one nineteen", "order [REDACTED:NUMBER]"},
+		// E-mail: written and spoken.
+		{"mail jane.doe+x@example.co.uk, thanks", "mail [REDACTED:EMAIL] thanks"},
+		{"it is john dot smith at example dot com okay", "it is [REDACTED:EMAIL] okay"},
+		{"john at example.com", "[REDACTED:EMAIL]"},
+		{"my email is jane underscore doe at mail dot example dot org", "my email is [REDACTED:EMAIL]"},
+		// Left alone.
+		{"one or two things", "one or two things"},
+		{"see you at two thirty", "see you at two thirty"},
+		{"at nine thirty five tomorrow", "at nine thirty five tomorrow"},
+		{"oh I see, oh well", "oh I see, oh well"},
+		{"12345 is five digits", "12345 is five digits"},
+		{"it cost $1,250,000", "it cost $1,250,000"},
+		{"look at the dot com bubble", "look at the dot com bubble"},
+		{"meet me at home", "meet me at home"},
+		{"back in twenty twenty four", "back in twenty twenty four"},
+		{"at 10:30 on 2024-05-01", "at 10:30 on 2024-05-01"},
+	} {
+		got, counts := Text(c.in)
+		if got != c.want {
+			t.Errorf("Text(%q) = %q, want %q", c.in, got, c.want)
+		}
+		if want := strings.Count(c.want, "[REDACTED:"); counts.Total() != want {
+			t.Errorf("Text(%q) counted %v, want %d items", c.in, counts, want)
+		}
+	}
+}
+
+func TestTextKeepsSpacing(t *testing.T) {
+	in := "Agent: your number?\nUser:  4242424242424242\n\tbye"
+	got, counts := Text(in)
+	if want := "Agent: your number?\nUser:  [REDACTED:CARD]\n\tbye"; got != want {
+		t.Errorf("Text = %q, want %q", got, want)
+	}
+	if !reflect.DeepEqual(counts, Counts{Card: 1}) {
+		t.Errorf("counts = %v", counts)
+	}
+}
+
+func words(text string, start, step float64) []callscribe.Word {
+	var ws []callscribe.Word
+	for i, w := range strings.Fields(text) {
+		c := 0.5
+		ws = append(ws, callscribe.Word{Text: w, Start: start + float64(i)*step, End: start + float64(i+1)*step, Confidence: &c})
+	}
+	return ws
+}
+
+func TestSegments(t *testing.T) {
+	text := "my card is four two four two four two four two four two four two four two four two and mail bob at example dot com"
+	seg := callscribe.Segment{Text: text, TimeStart: 1, TimeEnd: 26, Words: words(text, 1, 1)}
+	plain := callscribe.Segment{Text: "Call me on 555-123-4567.", TimeStart: 30, TimeEnd: 34}
+	clean := callscribe.Segment{Text: "one or two things", TimeStart: 40, TimeEnd: 44, Words: words("one or two things", 40, 1)}
+	in := []callscribe.Segment{seg, plain, clean}
+	out, counts, spans := Segments(in)
+
+	if want := "my card is [REDACTED:CARD] and mail [REDACTED:EMAIL]"; out[0].Text != want {
+		t.Errorf("text = %q, want %q", out[0].Text, want)
+	}
+	var got []string
+	for _, w := range out[0].Words {
+		got = append(got, w.Text)
+	}
+	if want := strings.Fields(out[0].Text); !reflect.DeepEqual(got, want) {
+		t.Errorf("words = %q, want %q", got, want)
+	}
+	card := out[0].Words[3]
+	if card.Start != 4 || card.End != 20 {
+		t.Errorf("card word spans %v..%v, want 4..20 (the sixteen digit words)", card.Start, card.End)
+	}
+	email := out[0].Words[6]
+	if email.Start != 22 || email.End != 27 {
+		t.Errorf("email word spans %v..%v, want 22..27", email.Start, email.End)
+	}
+	if out[1].Text != "Call me on [REDACTED:PHONE]" {
+		t.Errorf("plain segment = %q", out[1].Text)
+	}
+	if !reflect.DeepEqual(out[2], clean) {
+		t.Errorf("clean segment changed: %+v", out[2])
+	}
+	if want := (Counts{Card: 1, Email: 1, Phone: 1}); !reflect.DeepEqual(counts, want) {
+		t.Errorf("counts = %v, want %v", counts, want)
+	}
+	if want := []Span{{4, 20}, {22, 27}, {30, 34}}; !reflect.DeepEqual(spans, want) {
+		t.Errorf("spans = %v, want %v", spans, want)
+	}
+	if in[0].Text != text || len(in[0].Words) != len(strings.Fields(text)) {
+		t.Error("Segments modified its input")
+	}
+}
