@@ -132,6 +132,10 @@ CREATE TABLE idempotency_keys (
 );
 CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_at);
 `,
+	// 6: a transcription's redact_pii (1 when asked); 0 on every earlier row.
+	`
+ALTER TABLE jobs ADD COLUMN redact_pii INTEGER NOT NULL DEFAULT 0;
+`,
 }
 
 // migrate brings the schema to the newest version. It runs in one IMMEDIATE
