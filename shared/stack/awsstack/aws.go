@@ -110,7 +110,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*AWS, er
 	if cfg.IdempotencyTable != "" {
 		deps.Idempotency = dynamodb.NewIdempotencyStore(dynamo, tables)
 	}
-	a.Service = jobs.New(deps, jobs.Config{QuotaMinutes: cfg.QuotaMinutes, CallbackAllowHosts: cfg.CallbackAllowHosts})
+	a.Service = jobs.New(deps, jobs.Config{QuotaMinutes: cfg.QuotaMinutes, CallbackAllowHosts: cfg.CallbackAllowHosts, RedactPII: cfg.RedactPII})
 	return a, nil
 }
 
