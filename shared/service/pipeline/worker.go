@@ -174,12 +174,20 @@ func (w *Worker) transcribe(ctx context.Context, job *callscribe.Job) (*callscri
 	}
 	res, err := w.Transcriber.Transcribe(ctx, callscribe.TranscriptionRequest{
 		JobID: job.ID, AudioKey: job.AudioKey, Audio: audio, Format: job.AudioFormat, Language: job.Language, Keyterms: job.Keyterms,
+		RedactPII: job.RedactPII,
 	})
 	if err != nil {
 		return nil, err
 	}
 	if res.Transcript == nil {
 		res.Transcript = []callscribe.Segment{} // "transcript": [] rather than null
+	}
+	if job.RedactPII {
+		// Before anything is computed from the text or the job is stored,
+		// and the recording is rewritten before the job can succeed.
+		if err := w.redact(ctx, job, audio, res); err != nil {
+			return nil, err
+		}
 	}
 	// Computed here, whatever the engine, so every stack's results carry the
 	// same figures by the same definitions.
