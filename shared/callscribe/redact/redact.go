@@ -13,6 +13,10 @@
 //   - any other run of six or more digits, including 13-19 digit runs that
 //     fail the Luhn check (NUMBER).
 //
+// A token already in the text ("[REDACTED:PHONE]", from an engine that
+// redacts on its own) is counted as a match of its category, so the counts
+// and the audio spans cover what the engine removed too.
+//
 // Digits count whether written ("4242 4242", "555-123-4567", "(555)") or
 // spoken ("four two four two", "oh" and "o" for zero, "double five",
 // "triple seven", teens and tens: "forty two" is 42). A run continues across
@@ -79,6 +83,9 @@ var (
 	// numbers are written with; a leading + marks an international number.
 	writtenDigits = regexp.MustCompile(`^\+?\(?[0-9][0-9().\-]*$`)
 	label         = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+	// existingToken is a token an engine with redaction of its own already
+	// put in (Amazon Transcribe's, mapped by package awstranscribe).
+	existingToken = regexp.MustCompile(`^\[REDACTED:(CARD|PHONE|EMAIL|NUMBER)\]$`)
 	isoDate       = regexp.MustCompile(`^[12][0-9]{3}-[01][0-9]-[0-3][0-9]$`)
 )
 
@@ -144,6 +151,10 @@ func Find(tokens []string) []Match {
 	}
 	// E-mail first: an address's digits ("john42 at ...") belong to it.
 	for i := 0; i < n; i++ {
+		if m := existingToken.FindStringSubmatch(strings.TrimRight(tokens[i], ".,;:!?")); m != nil {
+			add(Match{i, i + 1, strings.ToLower(m[1])})
+			continue
+		}
 		if writtenEmail.MatchString(trimSentence(tokens[i])) {
 			add(Match{i, i + 1, Email})
 			continue

@@ -14,7 +14,8 @@ type Span struct {
 }
 
 // Text redacts plain text: each match becomes its category's token, and
-// everything between matches is kept byte for byte.
+// everything between matches, and the punctuation after one, is kept byte
+// for byte.
 func Text(s string) (string, Counts) {
 	type tok struct{ start, end int }
 	var toks []tok
@@ -46,7 +47,9 @@ func Text(s string) (string, Counts) {
 	for _, m := range matches {
 		b.WriteString(s[last:toks[m.Start].start])
 		b.WriteString(Token(m.Category))
-		last = toks[m.End-1].end
+		// The sentence's punctuation after the item stays.
+		lastTok := s[toks[m.End-1].start:toks[m.End-1].end]
+		last = toks[m.End-1].start + len(strings.TrimRight(lastTok, ".,;:!?"))
 		counts[m.Category]++
 	}
 	b.WriteString(s[last:])
