@@ -20,8 +20,10 @@
 // Digits count whether written ("4242 4242", "555-123-4567", "(555)") or
 // spoken ("four two four two", "oh" and "o" for zero, "double five",
 // "triple seven", teens and tens: "forty two" is 42). A run continues across
-// adjacent digit tokens and dashes; any other word ends it, so "one or two
-// things" and "two thirty" stay (runs of one and three digits).
+// adjacent digit tokens and dashes, and across the homophones a recogniser
+// writes for a digit between two others ("four to four two": to, too, for,
+// won, ate); any other word ends it, so "one or two things" and "two
+// thirty" stay (runs of one and three digits).
 //
 // What is not caught: names, postal addresses, dates of birth said as words
 // ("the third of May") or written as ISO dates ("2024-05-01"), digits split by other words ("four two, sorry, four
@@ -93,6 +95,10 @@ var digitWords = map[string]string{
 	"zero": "0", "oh": "0", "o": "0", "nought": "0", "one": "1", "two": "2", "three": "3", "four": "4",
 	"five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9",
 }
+
+// homophones are what a recogniser writes for a digit said among others
+// ("four to four two"); they count only inside a run, between digits.
+var homophones = map[string]string{"to": "2", "too": "2", "for": "4", "won": "1", "ate": "8"}
 
 var teenWords = map[string]string{
 	"ten": "10", "eleven": "11", "twelve": "12", "thirteen": "13", "fourteen": "14", "fifteen": "15",
@@ -298,6 +304,11 @@ func digitRun(tokens, words []string, taken []bool, i int) (end int, digits stri
 					b.WriteRune(r)
 				}
 			}
+			j++
+			continue
+		}
+		if d, ok := homophones[w]; ok && b.Len() > 0 && j+1 < len(words) && startsDigits(tokens[j+1], words[j+1]) {
+			b.WriteString(d)
 			j++
 			continue
 		}

@@ -27,6 +27,7 @@ func TestText(t *testing.T) {
 		{"four two four two four two four two four two four two four two four two", "[REDACTED:CARD]"},
 		{"it's four one double one one one one one one one one one one one one one ok", "it's [REDACTED:CARD] ok"},
 		{"card 4242 4242 4242 4241 thanks", "card [REDACTED:NUMBER] thanks"},
+		{"four to four two four two four two four two four two four two four two", "[REDACTED:CARD]"},
 		// Phones: written formats, spoken with "oh" and "double", a plus.
 		{"call (555) 123-4567 now", "call [REDACTED:PHONE] now"},
 		{"call 555-123-4567", "call [REDACTED:PHONE]"},
@@ -47,6 +48,8 @@ func TestText(t *testing.T) {
 		{"my email is jane underscore doe at mail dot example dot org", "my email is [REDACTED:EMAIL]"},
 		// Left alone.
 		{"one or two things", "one or two things"},
+		{"from one to two weeks, four for five", "from one to two weeks, four for five"},
+		{"for two days", "for two days"},
 		{"see you at two thirty", "see you at two thirty"},
 		{"at nine thirty five tomorrow", "at nine thirty five tomorrow"},
 		{"oh I see, oh well", "oh I see, oh well"},
