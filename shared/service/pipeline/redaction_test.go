@@ -170,3 +170,55 @@ func TestRedactedTextSummary(t *testing.T) {
 		t.Errorf("redact_pii=yes: err %v, want INVALID_REDACT_PII", err)
 	}
 }
+
+// BenchmarkRedactMinute is redaction's whole cost per minute of audio in the
+// worker: the transcript of a minute of two-sided call (150 words, a card
+// number, a phone number and an e-mail address read out) redacted, and its
+// 8 kHz stereo WAV toned and written back to the disk store
+// (infra/bench/README.md).
+func BenchmarkRedactMinute(b *testing.B) {
+	e := newEnv(b, scriptedEngine{})
+	const rate = 8000
+	left, right := make([]int16, 60*rate), make([]int16, 60*rate)
+	for i := range left {
+		left[i], right[i] = int16(i%200*50), int16(i%120*80)
+	}
+	audio := decode.EncodeWAV(rate, left, right)
+	job := &callscribe.Job{ID: "bench", AudioKey: "audio/acct/bench.wav", AudioFormat: callscribe.FormatWAV, RedactPII: true}
+	lines := []string{
+		"thank you for calling how can i help you today",
+		"i was charged twice on my bill and i want a refund please",
+		"can i take the card number you paid with please",
+		"four two four two four two four two four two four two four two four two",
+		"and a phone number in case we are cut off",
+		"five five five one two three four five six seven",
+		"and the email address for the receipt",
+		"my email is john at example dot com",
+		"thank you i can see two payments of forty nine ninety nine",
+		"i have refunded one of them it takes three to five days",
+	}
+	var segs []callscribe.Segment
+	at := 0.0
+	for len(segs) < 15 {
+		text := lines[len(segs)%len(lines)]
+		var words []callscribe.Word
+		for _, w := range strings.Fields(text) {
+			words = append(words, callscribe.Word{Text: w, Start: at, End: at + 0.4})
+			at += 0.4
+		}
+		segs = append(segs, callscribe.Segment{Text: text, TimeStart: words[0].Start, TimeEnd: at, Words: words, SpeakerID: len(segs) % 2})
+	}
+	b.SetBytes(int64(len(audio)))
+	b.ReportAllocs()
+	buf := make([]byte, len(audio))
+	for b.Loop() {
+		copy(buf, audio)
+		res := &callscribe.TranscriptionResult{Transcript: segs}
+		if err := e.w.redact(context.Background(), job, buf, res); err != nil {
+			b.Fatal(err)
+		}
+		if res.Redaction.Audio != callscribe.RedactionAudioToned || res.Redaction.Categories["card"] != 2 {
+			b.Fatalf("redaction = %+v", res.Redaction)
+		}
+	}
+}
