@@ -23,6 +23,10 @@ type PIICall struct {
 	// Secrets are the values as a transcript, a log line or a file could
 	// hold them (spoken words and digits), matched case-insensitively.
 	Secrets []string
+	// SecretAudio are stretches of the uploaded file's bytes from the middle
+	// of each line that reads out a value: a copy of the unredacted
+	// recording anywhere would hold them.
+	SecretAudio [][]byte
 }
 
 // piiLines are the call's lines: the User's carry the values.
@@ -50,6 +54,7 @@ func SynthesizePIICall(t *testing.T) PIICall {
 	dir := t.TempDir()
 	gap := int(0.6 * WAVSampleRate)
 	var ch [2][]int16
+	var secretAt []int // the middle frame of each User line
 	at := gap
 	for i, l := range piiLines {
 		pcm := fliteSpeech(t, dir, i, []string{"slt", "rms"}[l.speaker], l.text)
@@ -59,10 +64,20 @@ func SynthesizePIICall(t *testing.T) PIICall {
 			}
 		}
 		copy(ch[l.speaker][at:], pcm)
+		if l.speaker == 1 {
+			secretAt = append(secretAt, at+len(pcm)/2)
+		}
 		at += len(pcm) + gap
 	}
+	audio := decode.EncodeWAV(WAVSampleRate, ch[0], ch[1])
+	var secretAudio [][]byte
+	for _, frame := range secretAt {
+		off := 44 + 4*frame // the canonical header, then 2 channels of 16 bits a frame
+		secretAudio = append(secretAudio, audio[off:off+256])
+	}
 	return PIICall{
-		Audio: decode.EncodeWAV(WAVSampleRate, ch[0], ch[1]),
+		Audio:       audio,
+		SecretAudio: secretAudio,
 		Secrets: []string{
 			"four two four two", "4242424242424242", "4242 4242", "five five five one", "5551234567", "555-123",
 			"john at example", "example dot com", "john@example",
@@ -82,7 +97,7 @@ type RedactionPlaces func() []string
 // result counts them; the stored audio is a 1 kHz tone over every redacted
 // word on both channels; a summary made from it, its exports and a text-only
 // tags job asked with redact_pii see no secret; and, when places is not nil,
-// no file it names holds a secret.
+// no file it names holds a secret, in words or in the recording's bytes.
 func RunRedactedCall(t *testing.T, target Target, opts Options, call PIICall, places RedactionPlaces) {
 	s := newSuite(t, target, opts)
 	a := s.newAccount(t)
@@ -195,6 +210,11 @@ func RunRedactedCall(t *testing.T, target Target, opts Options, call PIICall, pl
 			}
 			searched++
 			noSecrets(path, b)
+			for i, chunk := range call.SecretAudio {
+				if bytes.Contains(b, chunk) {
+					t.Errorf("%s holds the unredacted recording of value %d", path, i+1)
+				}
+			}
 			return nil
 		})
 	}
