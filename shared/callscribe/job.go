@@ -377,12 +377,17 @@ type SummaryResult struct {
 	Topic    *string        `json:"topic"`
 	Summary  string         `json:"summary"`
 	MetaData map[string]any `json:"meta_data"`
+	// Redaction counts what was redacted from the job's input; nil when
+	// the job did not ask for redaction.
+	Redaction *Redaction `json:"redaction,omitempty"`
 }
 
 // TagsResult is the `result` of a tags job: category -> selected values.
 type TagsResult struct {
 	Tags     map[string][]string `json:"tags"`
 	MetaData map[string]any      `json:"meta_data"`
+	// Redaction is as SummaryResult's.
+	Redaction *Redaction `json:"redaction,omitempty"`
 }
 
 // Transcript is the input of a derived job: the segments of a finished

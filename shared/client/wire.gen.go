@@ -316,7 +316,8 @@ type QuotaDetails struct {
 }
 
 // Redaction What PII redaction replaced (present when the job had redact_pii
-// true): how many items of each category, never their values.
+// true): how many items of each category, never their values. A
+// summary or tags job's has no `audio`.
 type Redaction struct {
 	// Audio What became of the recording: `toned` (the redacted stretches of the
 	// WAV file are a 1 kHz tone), `deleted` (an MP3 recording, which
@@ -452,8 +453,11 @@ type SummaryJobType string
 // SummaryResult defines model for SummaryResult.
 type SummaryResult struct {
 	MetaData json.RawMessage `json:"meta_data"`
-	Summary  string          `json:"summary"`
-	Topic    *string         `json:"topic"`
+
+	// Redaction Present when the job was asked with redact_pii true: the items redacted from its input, per category.
+	Redaction *Redaction `json:"redaction,omitempty"`
+	Summary   string     `json:"summary"`
+	Topic     *string    `json:"topic"`
 }
 
 // TagRequest As SummarizeRequest, plus the tagDelivered callback fields. `callback_apikey`
@@ -507,6 +511,9 @@ type TagsJobType string
 // TagsResult defines model for TagsResult.
 type TagsResult struct {
 	MetaData json.RawMessage `json:"meta_data"`
+
+	// Redaction As the summary result's.
+	Redaction *Redaction `json:"redaction,omitempty"`
 
 	// Tags Category of the fixed taxonomy -> the values selected for it.
 	Tags map[string][]string `json:"tags"`
@@ -587,7 +594,8 @@ type TranscriptionResult struct {
 	Metrics *CallMetrics `json:"metrics,omitempty"`
 
 	// Redaction What PII redaction replaced (present when the job had redact_pii
-	// true): how many items of each category, never their values.
+	// true): how many items of each category, never their values. A
+	// summary or tags job's has no `audio`.
 	Redaction *Redaction `json:"redaction,omitempty"`
 
 	// Sentiment Each speaker's sentiment over the call, computed from the segments'

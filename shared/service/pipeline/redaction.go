@@ -10,6 +10,22 @@ import (
 	"github.com/callscribe/callscribe/shared/callscribe/redact"
 )
 
+// inputRedaction counts the tokens in a derived job's input, redacted when
+// the job was created (package jobs), so its result says what was removed.
+func inputRedaction(in *callscribe.Transcript) *callscribe.Redaction {
+	_, counts := redact.Transcript(*in)
+	return &callscribe.Redaction{Categories: categoryCounts(counts)}
+}
+
+// categoryCounts lists every category, zero or not.
+func categoryCounts(counts redact.Counts) map[string]int {
+	categories := make(map[string]int, len(redact.Categories))
+	for _, c := range redact.Categories {
+		categories[c] = counts[c]
+	}
+	return categories
+}
+
 // SpanPadding widens each redacted stretch of audio on both sides: word
 // times are a recogniser's estimate, and a digit's first or last phoneme
 // left audible would give it away.
@@ -29,11 +45,7 @@ const SpanPadding = 0.15
 func (w *Worker) redact(ctx context.Context, job *callscribe.Job, audio []byte, res *callscribe.TranscriptionResult) error {
 	segs, counts, spans := redact.Segments(res.Transcript)
 	res.Transcript = segs
-	categories := make(map[string]int, len(redact.Categories))
-	for _, c := range redact.Categories {
-		categories[c] = counts[c]
-	}
-	res.Redaction = &callscribe.Redaction{Categories: categories, Audio: callscribe.RedactionAudioUnchanged}
+	res.Redaction = &callscribe.Redaction{Categories: categoryCounts(counts), Audio: callscribe.RedactionAudioUnchanged}
 	if len(spans) == 0 {
 		return nil
 	}

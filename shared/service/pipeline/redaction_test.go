@@ -151,7 +151,7 @@ func TestUnredactedTranscriptionKeepsEverything(t *testing.T) {
 }
 
 // A summary asked with redact_pii of text with a phone number stores, queues
-// and summarises only the redacted text.
+// and summarises only the redacted text, and its result counts the number.
 func TestRedactedTextSummary(t *testing.T) {
 	e := newEnv(t, scriptedEngine{spokenCard})
 	job, err := e.w.Jobs.Derive(context.Background(), jobs.DeriveRequest{
@@ -163,6 +163,16 @@ func TestRedactedTextSummary(t *testing.T) {
 	stored := e.get(t, job.ID)
 	if stored.Input == nil || stored.Input.Text != "User: call me back on [REDACTED:PHONE] about the refund" {
 		t.Fatalf("stored input = %+v", stored.Input)
+	}
+	if err := e.w.HandleMessage(context.Background(), callscribe.Message{Kind: callscribe.KindDerive, JobID: job.ID}); err != nil {
+		t.Fatal(err)
+	}
+	var summary callscribe.SummaryResult
+	if err := json.Unmarshal(e.get(t, job.ID).Result, &summary); err != nil {
+		t.Fatal(err)
+	}
+	if r := summary.Redaction; r == nil || r.Categories["phone"] != 1 || r.Categories["card"] != 0 || r.Audio != "" {
+		t.Errorf("summary redaction = %+v, want one phone number", r)
 	}
 	if _, err := e.w.Jobs.Derive(context.Background(), jobs.DeriveRequest{
 		AccountID: "acct", Type: callscribe.TypeSummary, Text: "hello", RedactPII: "yes",

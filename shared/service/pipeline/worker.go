@@ -138,7 +138,12 @@ func (w *Worker) produce(ctx context.Context, job *callscribe.Job) (json.RawMess
 		if job.Input == nil {
 			return nil, &callscribe.JobError{Code: callscribe.JobErrInternal, Message: "The job has no transcript to summarise."}
 		}
-		result, err = w.Summarizer.Summarize(ctx, *job.Input)
+		var summary *callscribe.SummaryResult
+		summary, err = w.Summarizer.Summarize(ctx, *job.Input)
+		if err == nil && job.RedactPII {
+			summary.Redaction = inputRedaction(job.Input)
+		}
+		result = summary
 	case callscribe.TypeTags:
 		if job.Input == nil {
 			return nil, &callscribe.JobError{Code: callscribe.JobErrInternal, Message: "The job has no transcript to tag."}
@@ -148,6 +153,9 @@ func (w *Worker) produce(ctx context.Context, job *callscribe.Job) (json.RawMess
 		if err == nil {
 			// The last guard that nothing outside the taxonomy is stored, whatever the tagger.
 			tags.Normalize()
+			if job.RedactPII {
+				tags.Redaction = inputRedaction(job.Input)
+			}
 		}
 		result = tags
 	default:

@@ -189,7 +189,16 @@ func RunRedactedCall(t *testing.T, target Target, opts Options, call PIICall, pl
 		"redact_pii":      true,
 	})
 	if tags != "" {
-		noSecrets("the tags job", s.mustSucceed(t, a, tags).Raw)
+		tr := s.mustSucceed(t, a, tags)
+		noSecrets("the tags job", tr.Raw)
+		res, _ := tr.Body["result"].(map[string]any)
+		red, _ := res["redaction"].(map[string]any)
+		cats, _ := red["categories"].(map[string]any)
+		for _, c := range []string{"card", "phone", "email"} {
+			if n, _ := num(cats[c]); n != 1 {
+				t.Errorf("the tags job's redaction %v: want one %s", red, c)
+			}
+		}
 	}
 	expectError(t, a.Derive(t, "tags", map[string]any{"transcript_text": "hello", "redact_pii": "yes"}), http.StatusBadRequest, "INVALID_REDACT_PII")
 	bad := "maybe"

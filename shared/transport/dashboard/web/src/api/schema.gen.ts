@@ -672,7 +672,8 @@ export interface components {
         };
         /**
          * @description What PII redaction replaced (present when the job had redact_pii
-         *     true): how many items of each category, never their values.
+         *     true): how many items of each category, never their values. A
+         *     summary or tags job's has no `audio`.
          */
         Redaction: {
             /** @description Items replaced per category (card, phone, email, number); every category is present. */
@@ -809,6 +810,8 @@ export interface components {
             topic: string | null;
             summary: string;
             meta_data: Record<string, never> | null;
+            /** @description Present when the job was asked with redact_pii true: the items redacted from its input, per category. */
+            redaction?: components["schemas"]["Redaction"];
         };
         TagsResult: {
             /** @description Category of the fixed taxonomy -> the values selected for it. */
@@ -816,6 +819,8 @@ export interface components {
                 [key: string]: string[];
             };
             meta_data: Record<string, never> | null;
+            /** @description As the summary result's. */
+            redaction?: components["schemas"]["Redaction"];
         };
         JobError: {
             /** @enum {string} */
