@@ -25,12 +25,19 @@
 // won, ate); any other word ends it, so "one or two things" and "two
 // thirty" stay (runs of one and three digits).
 //
+// In a transcript (Segments), each speaker's segments less than
+// MaxChainGap apart are read as one, so a number said in groups across
+// pauses is still one item.
+//
 // What is not caught: names, postal addresses, dates of birth said as words
-// ("the third of May") or written as ISO dates ("2024-05-01"), digits split by other words ("four two, sorry, four
-// two ..."), amounts with thousands separators, runs that a recogniser split
-// across two segments, and e-mail addresses whose domain ends in a top-level
-// domain outside the list below. Long decimals ("3.141592") are redacted as
-// NUMBER: the rules prefer a false positive to a leak.
+// ("the third of May") or written as ISO dates ("2024-05-01"), digits split
+// by other words ("four two, sorry, four two ..."), amounts with thousands
+// separators, items split by a pause longer than MaxChainGap, digits the
+// recogniser misheard as other words ("far too" for "four two"; only the
+// homophones above are taken), e-mail addresses whose "at" was misheard or
+// whose domain ends in a top-level domain outside the list below. Long
+// decimals ("3.141592") are redacted as NUMBER: the rules prefer a false
+// positive to a leak.
 package redact
 
 import (

@@ -134,3 +134,44 @@ func TestSegments(t *testing.T) {
 		t.Error("Segments modified its input")
 	}
 }
+
+// A card number read in two breaths, which the recogniser gave as two
+// segments of the speaker with the other's "okay" between, is one card: a
+// token in each segment, counted once; a later segment past MaxChainGap
+// starts afresh.
+func TestSegmentsAcrossAPause(t *testing.T) {
+	first := "my card is four two four two four two four two"
+	second := "four two four two four two four two thanks"
+	late := "one two three"
+	in := []callscribe.Segment{
+		{Text: first, TimeStart: 0, TimeEnd: 11, SpeakerID: 1, Words: words(first, 0, 1)},
+		{Text: "okay", TimeStart: 11.2, TimeEnd: 11.6, SpeakerID: 0, Words: words("okay", 11.2, 0.4)},
+		{Text: second, TimeStart: 12, TimeEnd: 21, SpeakerID: 1, Words: words(second, 12, 1)},
+		{Text: late, TimeStart: 25, TimeEnd: 28, SpeakerID: 1, Words: words(late, 25, 1)},
+	}
+	out, counts, spans := Segments(in)
+	if out[0].Text != "my card is [REDACTED:CARD]" || out[2].Text != "[REDACTED:CARD] thanks" {
+		t.Errorf("texts %q and %q", out[0].Text, out[2].Text)
+	}
+	if out[1].Text != "okay" || out[3].Text != late {
+		t.Errorf("other segments changed: %q, %q", out[1].Text, out[3].Text)
+	}
+	if !reflect.DeepEqual(counts, Counts{Card: 1}) {
+		t.Errorf("counts = %v, want one card", counts)
+	}
+	if want := []Span{{3, 11}, {12, 20}}; !reflect.DeepEqual(spans, want) {
+		t.Errorf("spans = %v, want %v", spans, want)
+	}
+	// A phone number's groups join within MaxChainGap; past it, the second
+	// group alone is a digit run.
+	for gap, want := range map[float64]Counts{1: {Phone: 1}, MaxChainGap + 0.5: {Number: 1}} {
+		a, b := "call me on five five five", "one two three four five six seven"
+		phone := []callscribe.Segment{
+			{Text: a, TimeStart: 0, TimeEnd: 6, SpeakerID: 1, Words: words(a, 0, 1)},
+			{Text: b, TimeStart: 6 + gap, TimeEnd: 13 + gap, SpeakerID: 1, Words: words(b, 6+gap, 1)},
+		}
+		if _, counts, _ := Segments(phone); !reflect.DeepEqual(counts, want) {
+			t.Errorf("gap %v s: counts = %v, want %v", gap, counts, want)
+		}
+	}
+}
