@@ -35,7 +35,9 @@
 // separators, items split by a pause longer than MaxChainGap, digits the
 // recogniser misheard as other words ("far too" for "four two"; only the
 // homophones above are taken), e-mail addresses whose "at" was misheard or
-// whose domain ends in a top-level domain outside the list below. Long
+// whose domain ends in a top-level domain outside the list below, and the
+// first word of a local part spoken as two words ("graham osei at ..."
+// keeps "graham"). A sentence's end stops a digit run; commas do not. Long
 // decimals ("3.141592") are redacted as NUMBER: the rules prefer a false
 // positive to a leak.
 package redact
@@ -137,7 +139,7 @@ var emailConnectors = map[string]bool{"dot": true, "underscore": true, "dash": t
 // norm lower-cases a token and trims the punctuation a recogniser or a
 // writer puts around words.
 func norm(tok string) string {
-	return strings.ToLower(strings.Trim(tok, ",;:!?\"'“”‘’()[]{}<>"))
+	return strings.ToLower(strings.Trim(tok, ".,;:!?\"'“”‘’()[]{}<>"))
 }
 
 // trimSentence removes a sentence's closing punctuation from a written
@@ -265,6 +267,11 @@ func digitRun(tokens, words []string, taken []bool, i int) (end int, digits stri
 		j++
 	}
 	for j < len(words) && !taken[j] {
+		// A sentence's end ends the run: "order four oh eight one two.
+		// Sixteen days" is two numbers; a comma between groups is not.
+		if j > i && endsSentence(tokens[j-1]) {
+			break
+		}
 		w := words[j]
 		if d, ok := digitWords[w]; ok {
 			// "o" and "oh" are zero only next to other digits.
@@ -330,6 +337,12 @@ func digitRun(tokens, words []string, taken []bool, i int) (end int, digits stri
 		return i, "", false, false
 	}
 	return j, b.String(), plus, hyphen7
+}
+
+// endsSentence reports whether a token closes a sentence.
+func endsSentence(tok string) bool {
+	tok = strings.TrimRight(tok, "\"'”’)")
+	return strings.HasSuffix(tok, ".") || strings.HasSuffix(tok, "?") || strings.HasSuffix(tok, "!")
 }
 
 // startsDigits reports whether a token can begin or continue a digit run.

@@ -28,6 +28,10 @@ func TestText(t *testing.T) {
 		{"it's four one double one one one one one one one one one one one one one ok", "it's [REDACTED:CARD] ok"},
 		{"card 4242 4242 4242 4241 thanks", "card [REDACTED:NUMBER] thanks"},
 		{"four to four two four two four two four two four two four two four two", "[REDACTED:CARD]"},
+		{"It's H S, four four seven, two one nine, eight.", "It's H S, [REDACTED:NUMBER]."},
+		{"Oh one six two three, four four eight, nine one oh.", "[REDACTED:PHONE]."},
+		{"order P L four oh eight one two. Sixteen days in production", "order P L four oh eight one two. Sixteen days in production"},
+		{"Account ending four four one nine. Eleven years", "Account ending four four one nine. Eleven years"},
 		// Phones: written formats, spoken with "oh" and "double", a plus.
 		{"call (555) 123-4567 now", "call [REDACTED:PHONE] now"},
 		{"call 555-123-4567", "call [REDACTED:PHONE]"},
