@@ -24,7 +24,11 @@ import (
 
 const quotaMinutes = 5
 
-type service struct{ addr string }
+type service struct {
+	addr string
+	// logPath is the file that captures the process's output.
+	logPath string
+}
 
 func (s *service) BaseURL() string { return "http://" + s.addr }
 
@@ -40,8 +44,8 @@ func startService(t *testing.T, tags string, extraEnv ...string) *service {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build -tags %q ./infra/awsemulator: %v\n%s", tags, err, out)
 	}
-	s := &service{addr: apitest.FreeAddr(t)}
 	logPath := filepath.Join(dir, "service.log")
+	s := &service{addr: apitest.FreeAddr(t), logPath: logPath}
 	logs, err := os.Create(logPath)
 	if err != nil {
 		t.Fatal(err)
@@ -139,4 +143,25 @@ func TestBlackBoxAWSLocalRealEngine(t *testing.T) {
 	call := apitest.SynthesizeCall(t, apitest.BillingCall, []string{"calling", "help"}, []string{"charged", "twice"})
 	svc := startService(t, "", "TRANSCRIBER=", "SUMMARIZER=", "TAGGER=", "WORKERS=1", "AGENT_CHANNEL=")
 	apitest.RunRealCall(t, svc, apitest.Options{QuotaMinutes: quotaMinutes, JobTimeout: apitest.RealCallTimeout}, call)
+}
+
+// TestBlackBoxAWSLocalRedactionRealEngine runs the binary `make run-aws-local`
+// runs on a synthesised call that reads out a card number, a phone number and
+// an e-mail address, uploaded with redact_pii=true: the aws-transcribe adapter
+// asks the local Amazon Transcribe for content redaction, which the stand-in
+// applies to the embedded engine's words (the test engine's fixed lines hold
+// no personal data), and the pipeline tones the stored audio. The emulation's
+// stores are in memory, so the files searched afterwards are the captured
+// debug-level log and the service's temporary directory; what the stores hold
+// is read through the API.
+func TestBlackBoxAWSLocalRedactionRealEngine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("black-box suite: builds and runs the binary with the local AWS servers and the embedded speech engine")
+	}
+	call := apitest.SynthesizePIICall(t)
+	tmp := t.TempDir()
+	svc := startService(t, "", "TRANSCRIBER=", "SUMMARIZER=", "TAGGER=", "WORKERS=1", "AGENT_CHANNEL=",
+		"LOG_LEVEL=debug", "TMPDIR="+tmp, "REDACT_PII=")
+	apitest.RunRedactedCall(t, svc, apitest.Options{QuotaMinutes: quotaMinutes, JobTimeout: apitest.RealCallTimeout}, call,
+		func() []string { return []string{svc.logPath, tmp} })
 }

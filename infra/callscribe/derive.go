@@ -13,6 +13,17 @@ import (
 type SourceFlags struct {
 	Job  string `help:"A succeeded transcription job to use." placeholder:"ID" xor:"source"`
 	Text string `help:"A file of plain transcript text, or - for stdin." placeholder:"FILE" xor:"source"`
+	// RedactPII is sent only when given, so the deployment's default holds otherwise.
+	RedactPII bool `name:"redact-pii" help:"Redact card numbers, phone numbers, e-mail addresses and long digit runs from the job's copy of the transcript before it is stored."`
+}
+
+// redactPII is the request's redact_pii: set only when the flag was given.
+func (s SourceFlags) redactPII() *bool {
+	if !s.RedactPII {
+		return nil
+	}
+	on := true
+	return &on
 }
 
 func (s SourceFlags) resolve(e *env) (jobID, text string, err error) {
@@ -66,7 +77,7 @@ func (c *SummarizeCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	created, err := cl.Summarize(e.ctx, client.SummarizeRequest{TranscriptionJobID: jobID, TranscriptText: text})
+	created, err := cl.Summarize(e.ctx, client.SummarizeRequest{TranscriptionJobID: jobID, TranscriptText: text, RedactPII: c.redactPII()})
 	if err != nil {
 		return err
 	}
@@ -106,6 +117,7 @@ func (c *TagCmd) Run(e *env) error {
 	created, err := cl.Tag(e.ctx, client.TagRequest{
 		TranscriptionJobID: jobID, TranscriptText: text,
 		CallbackURL: c.CallbackURL, CallbackAPIKey: c.CallbackAPIKey, CallUUID: c.CallUUID,
+		RedactPII: c.redactPII(),
 	})
 	if err != nil {
 		return err

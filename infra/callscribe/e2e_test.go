@@ -198,6 +198,18 @@ func TestEndToEnd(t *testing.T) {
 	if res, err := kt.Transcription(); err != nil || res.MetaData == nil || res.MetaData.Keyterms == nil || !slices.Equal(res.MetaData.Keyterms.Applied, []string{"refund"}) {
 		t.Errorf("--keyterm: result %+v, %v", res, err)
 	}
+	// --redact-pii asks for redaction: the result carries its counts (the
+	// test engine's lines hold nothing to redact).
+	r = cli.ok("", "transcribe", "--wait", "--poll-interval", "50ms", "--redact-pii", wav)
+	redactJob := strings.Split(strings.Split(strings.TrimSpace(r.stderr), "\n")[0], "\t")[1]
+	r = cli.ok("", "jobs", "get", redactJob, "--format", "json")
+	var redacted client.Job
+	if err := json.Unmarshal([]byte(r.stdout), &redacted); err != nil {
+		t.Fatalf("jobs get --format json: %v\n%s", err, r.stdout)
+	}
+	if res, err := redacted.Transcription(); err != nil || res.Redaction == nil || len(res.Redaction.Categories) != 4 {
+		t.Errorf("--redact-pii: result %+v, %v", res, err)
+	}
 	// The service's rules decide (an empty term): its 400, one line, exit 1.
 	if r := cli.run("", "transcribe", "--keyterm", " ", wav); r.code != exitError || !strings.Contains(r.stderr, "INVALID_KEYTERMS") || strings.Count(r.stderr, "\n") != 1 {
 		t.Errorf("transcribe --keyterm ' ': exit %d, stderr %q", r.code, r.stderr)

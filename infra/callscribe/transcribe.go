@@ -26,6 +26,7 @@ type TranscribeCmd struct {
 	Language    string   `help:"Language hint, BCP-47 (e.g. en, en-GB)."`
 	Metadata    string   `help:"A JSON object stored with each job." placeholder:"JSON"`
 	Keyterms    []string `name:"keyterm" sep:"none" help:"A word or phrase to favour (a product, company or person name, a domain term); repeat for more, up to 100, each at most 50 characters and 6 words." placeholder:"TERM"`
+	RedactPII   bool     `name:"redact-pii" help:"Replace card numbers, phone numbers, e-mail addresses and runs of six or more digits (written or spoken) with [REDACTED:...] tokens, and tone them out of the stored audio (names and addresses are not caught). Without it, the deployment's REDACT_PII default applies."`
 	Wait        bool     `short:"w" help:"Wait for each transcription to finish and print its transcript on stdout."`
 	Format      string   `short:"f" help:"Transcript format with --wait: text (or txt: one line per turn, [mm:ss.s] Agent: ...), json (the transcript as the API exports it), srt or vtt (subtitles). Case-insensitive." default:"text" placeholder:"FORMAT"`
 	Output      string   `short:"o" help:"With --wait, write the transcript to this file instead of stdout; with several input files, PATH is a directory and each transcript goes to PATH/NAME.FORMAT." type:"path" placeholder:"PATH"`
@@ -58,6 +59,7 @@ Examples:
     callscribe transcribe --wait --timeout 30m --language en long-call.mp3
     callscribe transcribe --metadata '{"ticket":"T-1234"}' call.wav
     callscribe transcribe --keyterm "Northwind Energy" --keyterm "smart meter" call.wav
+    callscribe transcribe --redact-pii --wait call.wav
     callscribe transcribe call.wav | cut -f2     # just the job ids`
 }
 
@@ -127,6 +129,9 @@ func (c *TranscribeCmd) Run(e *env) error {
 		return err
 	}
 	opts := client.TranscriptionOptions{Language: c.Language, Metadata: meta, Keyterms: c.Keyterms}
+	if c.RedactPII {
+		opts.RedactPII = &c.RedactPII
+	}
 
 	var (
 		mu       sync.Mutex // plain output lines and failures

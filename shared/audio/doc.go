@@ -2,4 +2,6 @@
 //   - probe: upload-time format and duration detection in pure Go (the 415
 //     and 400 checks of POST /v1/transcriptions).
 //   - decode: WAV and MP3 decoding to PCM samples for the speech engine.
+//   - tone: overwriting stretches of a stored WAV with a tone, in place (PII
+//     redaction of the recording).
 package audio

@@ -122,6 +122,10 @@ type Job struct {
 	// Keyterms is the transcription's per-job vocabulary (the upload's
 	// keyterms field, validated and de-duplicated); nil for none.
 	Keyterms []string
+	// RedactPII is the transcription's redact_pii: personal data is replaced
+	// in its transcript and toned out of its audio before it succeeds
+	// (package redact).
+	RedactPII bool
 	// Input is what a derived job works on, copied at creation so that deleting the
 	// source transcription later cannot break it.
 	Input *Transcript
@@ -153,7 +157,28 @@ type TranscriptionResult struct {
 	// Sentiment is each speaker's sentiment over the call, from the
 	// segments' sentiments; nil on results stored before it.
 	Sentiment *CallSentiment `json:"sentiment,omitempty"`
+	// Redaction counts what PII redaction replaced; nil when the job did
+	// not ask for it.
+	Redaction *Redaction `json:"redaction,omitempty"`
 }
+
+// Redaction is the `redaction` object of a result: how many items of each
+// category (card, phone, email, number) were replaced, never their values.
+type Redaction struct {
+	Categories map[string]int `json:"categories"`
+	// Audio says what became of the recording: "toned" (the redacted spans
+	// are a tone), "deleted" (a recording that cannot be rewritten in place,
+	// MP3, was removed) or "unchanged" (nothing was redacted, or the job has
+	// no audio).
+	Audio string `json:"audio,omitempty"`
+}
+
+// Redaction.Audio values.
+const (
+	RedactionAudioToned     = "toned"
+	RedactionAudioDeleted   = "deleted"
+	RedactionAudioUnchanged = "unchanged"
+)
 
 // Sentiment labels. A segment is positive, neutral or negative; a speaker's
 // whole call may also be mixed (strong turns of both signs).
@@ -352,12 +377,17 @@ type SummaryResult struct {
 	Topic    *string        `json:"topic"`
 	Summary  string         `json:"summary"`
 	MetaData map[string]any `json:"meta_data"`
+	// Redaction counts what was redacted from the job's input; nil when
+	// the job did not ask for redaction.
+	Redaction *Redaction `json:"redaction,omitempty"`
 }
 
 // TagsResult is the `result` of a tags job: category -> selected values.
 type TagsResult struct {
 	Tags     map[string][]string `json:"tags"`
 	MetaData map[string]any      `json:"meta_data"`
+	// Redaction is as SummaryResult's.
+	Redaction *Redaction `json:"redaction,omitempty"`
 }
 
 // Transcript is the input of a derived job: the segments of a finished

@@ -182,6 +182,11 @@ type TranscriptionRequest struct {
 	// none. An engine reports what it did with them in the result's
 	// meta_data (KeytermsReport) and never drops them silently.
 	Keyterms []string
+	// RedactPII asks an engine with redaction of its own (Amazon
+	// Transcribe) to use it, so the provider never writes the unredacted
+	// transcript; it marks what it removed with package redact's tokens.
+	// The pipeline redacts every engine's result either way.
+	RedactPII bool
 }
 
 // Transcriber turns audio into a speaker-attributed transcript. Returning a

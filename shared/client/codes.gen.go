@@ -77,4 +77,6 @@ const (
 	CodeInternal = "INTERNAL_ERROR"
 	// CodeProviderSubmitFailed, 502: the job was stored but could not be submitted (details.job_id names it).
 	CodeProviderSubmitFailed = "PROVIDER_SUBMIT_FAILED"
+	// CodeInvalidRedactPII, 400: redact_pii is neither true nor false (a boolean in JSON bodies).
+	CodeInvalidRedactPII = "INVALID_REDACT_PII"
 )

@@ -20,12 +20,16 @@ import (
 // two-step path fills it in. Keyterms is the job's vocabulary: up to 100
 // words or phrases (each 1 to 50 characters, at most 6 words) the engine
 // should favour, sent as the keyterms field (INVALID_KEYTERMS otherwise); the
-// result's MetaData says what became of them.
+// result's MetaData says what became of them. RedactPII, when set, is
+// sent as the redact_pii field (nil leaves the deployment's default): true
+// replaces card numbers, phone numbers, e-mail addresses and long digit
+// runs in the transcript and tones them out of the audio.
 type TranscriptionOptions struct {
-	Language string
-	Metadata json.RawMessage
-	Filename string
-	Keyterms []string
+	Language  string
+	Metadata  json.RawMessage
+	Filename  string
+	Keyterms  []string
+	RedactPII *bool
 }
 
 // GetJob returns one job of any type. A missing type is reported as transcription.

@@ -520,3 +520,34 @@ func TestTranscribeWithKeyterms(t *testing.T) {
 		t.Errorf("a 51-character term: %v", err)
 	}
 }
+
+// RedactPII travels as the redact_pii field: the result then carries its
+// redaction block (the test engine's lines hold nothing to redact), and
+// without it none.
+func TestTranscribeWithRedactPII(t *testing.T) {
+	c := account(t)
+	path := writeWAV(t, "redact.wav", 1, 2)
+	on := true
+	for _, redactPII := range []*bool{&on, nil} {
+		job, err := c.Transcribe(t.Context(), path, client.TranscribeOptions{
+			TranscriptionOptions: client.TranscriptionOptions{RedactPII: redactPII},
+			WaitOptions:          fast,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := job.Transcription()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if redactPII == nil {
+			if tr.Redaction != nil {
+				t.Errorf("redaction %+v without redact_pii", tr.Redaction)
+			}
+			continue
+		}
+		if tr.Redaction == nil || len(tr.Redaction.Categories) != 4 || tr.Redaction.Categories["card"] != 0 {
+			t.Errorf("redaction = %+v, want four zero counts", tr.Redaction)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -134,6 +135,9 @@ func transcriptionFields(opts TranscriptionOptions) [][2]string {
 	if len(opts.Keyterms) > 0 {
 		b, _ := json.Marshal(opts.Keyterms) // a []string always encodes
 		fields = append(fields, [2]string{"keyterms", string(b)})
+	}
+	if opts.RedactPII != nil {
+		fields = append(fields, [2]string{"redact_pii", strconv.FormatBool(*opts.RedactPII)})
 	}
 	return fields
 }

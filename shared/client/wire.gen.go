@@ -29,6 +29,13 @@ const (
 	JobTypeTranscription JobType = "transcription"
 )
 
+// Defines values for RedactionAudio.
+const (
+	RedactionAudioDeleted   RedactionAudio = "deleted"
+	RedactionAudioToned     RedactionAudio = "toned"
+	RedactionAudioUnchanged RedactionAudio = "unchanged"
+)
+
 // Defines values for SummaryJobType.
 const (
 	SummaryJobTypeSummary SummaryJobType = "summary"
@@ -228,7 +235,7 @@ type ErrorResponse struct {
 		// INVALID_PAGINATION, INVALID_FILTER, MISSING_JOB_ID, INVALID_JSON_BODY,
 		// MISSING_TRANSCRIPT_SOURCE, MULTIPLE_TRANSCRIPT_SOURCES, MULTIPLE_AUDIO_SOURCES,
 		// NOT_A_TRANSCRIPTION, INVALID_SIGNUP, INVALID_CALLBACK, INVALID_REQUEST, UPLOAD_NOT_FOUND,
-		// INVALID_FORMAT, INVALID_KEYTERMS, INVALID_IDEMPOTENCY_KEY; 401 UNAUTHORIZED; 403 FORBIDDEN; 404 JOB_NOT_FOUND,
+		// INVALID_FORMAT, INVALID_KEYTERMS, INVALID_IDEMPOTENCY_KEY, INVALID_REDACT_PII; 401 UNAUTHORIZED; 403 FORBIDDEN; 404 JOB_NOT_FOUND,
 		// NOT_FOUND; 405 METHOD_NOT_ALLOWED; 409 TRANSCRIPTION_NOT_READY, EMAIL_TAKEN,
 		// IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE;
 		// 413 FILE_TOO_LARGE, REQUEST_TOO_LARGE; 415 UNSUPPORTED_AUDIO_FORMAT; 422
@@ -400,6 +407,26 @@ type QuotaDetails struct {
 	UsedMinutes Minutes `json:"used_minutes"`
 }
 
+// Redaction What PII redaction replaced (present when the job had redact_pii
+// true): how many items of each category, never their values. A
+// summary or tags job's has no `audio`.
+type Redaction struct {
+	// Audio What became of the recording: `toned` (the redacted stretches of the
+	// WAV file are a 1 kHz tone), `deleted` (an MP3 recording, which
+	// cannot be rewritten without an encoder, was removed, so the job has
+	// no audio to play), `unchanged` (nothing was redacted).
+	Audio *RedactionAudio `json:"audio,omitempty"`
+
+	// Categories Items replaced per category (card, phone, email, number); every category is present.
+	Categories map[string]int `json:"categories"`
+}
+
+// RedactionAudio What became of the recording: `toned` (the redacted stretches of the
+// WAV file are a 1 kHz tone), `deleted` (an MP3 recording, which
+// cannot be rewritten without an encoder, was removed, so the job has
+// no audio to play), `unchanged` (nothing was redacted).
+type RedactionAudio string
+
 // RequestId Identifier of this request, for support; equal to the X-Request-Id header.
 type RequestId = string
 
@@ -494,6 +521,14 @@ type SpeakerSentiment struct {
 // SummarizeRequest Exactly one of `transcription_job_id` and `transcript_text`; blank text counts
 // as not supplied. Unknown fields are ignored.
 type SummarizeRequest struct {
+	// RedactPII As the upload's `redact_pii`, a JSON boolean: the job's copy of the
+	// transcript is redacted before it is stored, so the summary or tags
+	// (and a tagDelivered callback) see only redacted text. Absent or
+	// null: the deployment's default. A transcription that was itself
+	// redacted gives redacted text either way. Anything else: 400
+	// INVALID_REDACT_PII.
+	RedactPII *bool `json:"redact_pii,omitempty"`
+
 	// TranscriptText Plain transcript text with no job behind it.
 	TranscriptText string `json:"transcript_text,omitempty"`
 
@@ -525,8 +560,11 @@ type SummaryJobType string
 // SummaryResult defines model for SummaryResult.
 type SummaryResult struct {
 	MetaData json.RawMessage `json:"meta_data"`
-	Summary  string          `json:"summary"`
-	Topic    *string         `json:"topic"`
+
+	// Redaction Present when the job was asked with redact_pii true: the items redacted from its input, per category.
+	Redaction *Redaction `json:"redaction,omitempty"`
+	Summary   string     `json:"summary"`
+	Topic     *string    `json:"topic"`
 }
 
 // TagRequest As SummarizeRequest, plus the tagDelivered callback fields. `callback_apikey`
@@ -540,6 +578,14 @@ type TagRequest struct {
 
 	// CallbackURL Where the tagDelivered callback (webhooks.tagDelivered) is POSTed when the job finishes (an http(s) URL the deployment allows).
 	CallbackURL string `json:"callback_url,omitempty"`
+
+	// RedactPII As the upload's `redact_pii`, a JSON boolean: the job's copy of the
+	// transcript is redacted before it is stored, so the summary or tags
+	// (and a tagDelivered callback) see only redacted text. Absent or
+	// null: the deployment's default. A transcription that was itself
+	// redacted gives redacted text either way. Anything else: 400
+	// INVALID_REDACT_PII.
+	RedactPII *bool `json:"redact_pii,omitempty"`
 
 	// TranscriptText Plain transcript text with no job behind it.
 	TranscriptText string `json:"transcript_text,omitempty"`
@@ -572,6 +618,9 @@ type TagsJobType string
 // TagsResult defines model for TagsResult.
 type TagsResult struct {
 	MetaData json.RawMessage `json:"meta_data"`
+
+	// Redaction As the summary result's.
+	Redaction *Redaction `json:"redaction,omitempty"`
 
 	// Tags Category of the fixed taxonomy -> the values selected for it.
 	Tags map[string][]string `json:"tags"`
@@ -650,6 +699,11 @@ type TranscriptionResult struct {
 	// Agent turn that follows it (its first word), over gaps above 0 and
 	// below 10 s; null when there is none (mono audio, one-sided calls).
 	Metrics *CallMetrics `json:"metrics,omitempty"`
+
+	// Redaction What PII redaction replaced (present when the job had redact_pii
+	// true): how many items of each category, never their values. A
+	// summary or tags job's has no `audio`.
+	Redaction *Redaction `json:"redaction,omitempty"`
 
 	// Sentiment Each speaker's sentiment over the call, computed from the segments'
 	// sentiments when the job succeeds (absent from results stored before

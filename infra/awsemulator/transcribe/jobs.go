@@ -14,6 +14,7 @@ import (
 
 	"github.com/callscribe/callscribe/shared/audio/probe"
 	"github.com/callscribe/callscribe/shared/callscribe"
+	"github.com/callscribe/callscribe/shared/callscribe/redact"
 	"github.com/callscribe/callscribe/shared/engines/awstranscribe"
 )
 
@@ -32,7 +33,9 @@ type job struct {
 	identifyLanguage      bool
 	languageOptions       []string
 	channelIdentification bool
-	created               time.Time
+	// redactPII: ContentRedaction asked for a redacted transcript.
+	redactPII bool
+	created   time.Time
 
 	mediaFormat   string // as requested, or as detected once the job ran
 	languageCode  string // as requested, or as identified
@@ -168,7 +171,11 @@ func (s *Server) transcribe(ctx context.Context, j *job) outcome {
 	if j.channelIdentification {
 		channels = info.Channels
 	}
-	raw, err := json.Marshal(buildOutput(j.name, res.Transcript, channels, out.language))
+	transcript := res.Transcript
+	if j.redactPII {
+		transcript, _, _ = redact.Segments(transcript)
+	}
+	raw, err := json.Marshal(buildOutput(j.name, transcript, channels, out.language))
 	if err != nil {
 		out.failure = "Internal failure: " + err.Error()
 		return out

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
+	"github.com/callscribe/callscribe/shared/callscribe/redact"
 )
 
 // The result JSON, in Transcribe's shape and member names.
@@ -51,9 +52,26 @@ type outputItem struct {
 }
 
 type outputAlternative struct {
-	Confidence string `json:"confidence"`
-	Content    string `json:"content"`
+	Confidence string            `json:"confidence"`
+	Content    string            `json:"content"`
+	Redactions []outputRedaction `json:"redactions,omitempty"`
 }
+
+// outputRedaction marks an item content redaction replaced.
+type outputRedaction struct {
+	Confidence string `json:"confidence"`
+	Type       string `json:"type"`
+	Category   string `json:"category"`
+}
+
+// piiEntities are the PII entity types of package redact's tokens.
+var piiEntities = map[string]string{
+	redact.Token(redact.Card): "CREDIT_DEBIT_NUMBER", redact.Token(redact.Phone): "PHONE",
+	redact.Token(redact.Email): "EMAIL", redact.Token(redact.Number): "BANK_ACCOUNT_NUMBER",
+}
+
+// piiMark is the content of a redacted item.
+const piiMark = "[PII]"
 
 type outputAudioSegment struct {
 	ID           int    `json:"id"`
@@ -72,6 +90,8 @@ type token struct {
 	start, end  float64
 	// confidence is the engine's, nil when it gives none.
 	confidence *float64
+	// entity is the PII entity type of a redacted word ("" for others).
+	entity string
 }
 
 // punctuationMarks are the marks that become punctuation items when they end a
@@ -155,6 +175,11 @@ func buildOutput(jobName string, transcript []callscribe.Segment, channels int, 
 	audioSegs := make([]outputAudioSegment, len(segs))
 	for si, seg := range segs {
 		toks := timedWords(seg)
+		for k := range toks {
+			if entity, ok := piiEntities[toks[k].content]; ok {
+				toks[k].content, toks[k].entity = piiMark, entity
+			}
+		}
 		at := seg.TimeStart
 		for _, t := range toks {
 			if !t.punctuation {
@@ -184,6 +209,10 @@ func buildOutput(jobName string, transcript []callscribe.Segment, channels int, 
 			it.StartTime, it.EndTime = seconds(p.start), seconds(p.end)
 			if p.confidence != nil {
 				it.Alternatives[0].Confidence = strconv.FormatFloat(*p.confidence, 'f', -1, 64)
+			}
+			if p.entity != "" {
+				it.Alternatives[0].Confidence = "0.0"
+				it.Alternatives[0].Redactions = []outputRedaction{{Confidence: "1.0", Type: p.entity, Category: "PII"}}
 			}
 		}
 		if channels > 0 {

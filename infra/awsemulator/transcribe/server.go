@@ -41,6 +41,15 @@
 // item without times, as Transcribe writes it. The engine gives no confidence:
 // every word's alternative says 1.0 (punctuation 0.0, as Transcribe writes it).
 //
+// ContentRedaction (RedactionType PII, RedactionOutput redacted) redacts the
+// engine's transcript with callscribe's own rules (package redact: cards,
+// phone numbers, e-mail addresses, digit runs) before the output is written;
+// each redacted item becomes one "[PII]" item spanning its words, whose
+// alternative's redactions name the entity type (CREDIT_DEBIT_NUMBER, PHONE,
+// EMAIL, or BANK_ACCOUNT_NUMBER for other digit runs), as Transcribe writes
+// them. The stand-in redacts those four kinds whatever PiiEntityTypes lists,
+// and never writes an unredacted transcript.
+//
 // Config.Workers bounds how many jobs the engine runs at once; Shutdown drains
 // the queue, Close cancels what runs.
 //
@@ -51,7 +60,8 @@
 // decoded (the embedded engines' formats). There is no service-managed output
 // bucket (OutputBucketName is required), no speaker diarization
 // (ShowSpeakerLabels), no multi-language identification, custom vocabularies,
-// language models, redaction, subtitles, tagging, job listing, call analytics or
+// language models, redacted_and_unredacted output, NAME and ADDRESS
+// redaction, subtitles, tagging, job listing, call analytics or
 // streaming. Jobs are not retried after an engine error and records never
 // expire (Transcribe keeps them 90 days). Service quotas are not enforced; the
 // one limit is 512 MiB of media per job, which is read into memory.
@@ -297,9 +307,15 @@ type startRequest struct {
 		VocabularyName        *string
 	}
 	ModelSettings     *struct{ LanguageModelName *string }
-	ContentRedaction  json.RawMessage
+	ContentRedaction  *contentRedaction
 	Subtitles         json.RawMessage
 	ToxicityDetection json.RawMessage
+}
+
+type contentRedaction struct {
+	RedactionType   *string
+	RedactionOutput *string
+	PiiEntityTypes  []string
 }
 
 type nameRequest struct {
@@ -329,7 +345,10 @@ type jobDescription struct {
 
 type mediaURI struct{ MediaFileUri string }
 
-type transcriptURI struct{ TranscriptFileUri string }
+type transcriptURI struct {
+	TranscriptFileUri         string `json:",omitempty"`
+	RedactedTranscriptFileUri string `json:",omitempty"`
+}
 
 type settings struct{ ChannelIdentification bool }
 
@@ -437,12 +456,39 @@ func (s *Server) validate(in *startRequest) (*job, *apiError) {
 	if in.ModelSettings != nil && aws.ToString(in.ModelSettings.LanguageModelName) != "" {
 		return nil, badRequest("Custom language models are not supported by the local Transcribe.")
 	}
-	for field, raw := range map[string]json.RawMessage{"ContentRedaction": in.ContentRedaction, "Subtitles": in.Subtitles, "ToxicityDetection": in.ToxicityDetection} {
+	if cr := in.ContentRedaction; cr != nil {
+		if aws.ToString(cr.RedactionType) != "PII" {
+			return nil, badRequest("ContentRedaction.RedactionType must be PII.")
+		}
+		switch aws.ToString(cr.RedactionOutput) {
+		case "redacted":
+		case "redacted_and_unredacted":
+			return nil, badRequest("RedactionOutput redacted_and_unredacted is not supported by the local Transcribe; use redacted.")
+		default:
+			return nil, badRequest("ContentRedaction.RedactionOutput must be redacted or redacted_and_unredacted.")
+		}
+		for _, t := range cr.PiiEntityTypes {
+			if !validPiiEntityType(t) {
+				return nil, badRequest("The PiiEntityTypes value %q is not valid.", t)
+			}
+		}
+		j.redactPII = true
+	}
+	for field, raw := range map[string]json.RawMessage{"Subtitles": in.Subtitles, "ToxicityDetection": in.ToxicityDetection} {
 		if len(raw) > 0 && string(raw) != "null" {
 			return nil, badRequest("%s is not supported by the local Transcribe.", field)
 		}
 	}
 	return j, nil
+}
+
+func validPiiEntityType(t string) bool {
+	for _, v := range transcribetypes.PiiEntityType("").Values() {
+		if string(v) == t {
+			return true
+		}
+	}
+	return false
 }
 
 // parseS3URI splits s3://bucket/key.
@@ -600,7 +646,12 @@ func (s *Server) describe(j *job) jobDescription {
 		d.CompletionTime = &t
 	}
 	if j.status == StatusCompleted {
-		d.Transcript = &transcriptURI{s.objectURL(j.outputBucket, j.outputKey)}
+		uri := s.objectURL(j.outputBucket, j.outputKey)
+		d.Transcript = &transcriptURI{TranscriptFileUri: uri}
+		if j.redactPII {
+			// Redacted output only: the one file is the redacted transcript.
+			d.Transcript = &transcriptURI{RedactedTranscriptFileUri: uri}
+		}
 	}
 	return d
 }

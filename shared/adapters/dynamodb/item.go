@@ -28,7 +28,8 @@ const (
 	attrAudioKey         = "audio_key"
 	attrAudioFormat      = "audio_format"
 	attrMetadata         = "metadata"
-	attrKeyterms         = "keyterms" // a list of strings, in the order sent
+	attrKeyterms         = "keyterms"   // a list of strings, in the order sent
+	attrRedactPII        = "redact_pii" // BOOL, present only when true
 	attrInput            = "input"
 	attrCallback         = "callback"
 	attrResult           = "result"
@@ -158,6 +159,9 @@ func jobItem(j *callscribe.Job) (map[string]types.AttributeValue, error) {
 			terms[i] = str(t)
 		}
 		item[attrKeyterms] = &types.AttributeValueMemberL{Value: terms}
+	}
+	if j.RedactPII {
+		item[attrRedactPII] = &types.AttributeValueMemberBOOL{Value: true}
 	}
 	for name, v := range map[string]any{attrInput: j.Input, attrCallback: j.Callback, attrError: j.Error} {
 		av, err := jsonAttr(v)
@@ -317,6 +321,7 @@ func decodeJob(item map[string]types.AttributeValue) (*storedJob, error) {
 		Result:           r.raw(attrResult),
 		QuotaMonth:       r.str(attrQuotaMonth),
 		Attempts:         int(r.num(attrAttempts)),
+		RedactPII:        r.bool(attrRedactPII),
 		CreatedAt:        r.time(attrCreatedAt),
 		UpdatedAt:        r.time(attrUpdatedAt),
 	}

@@ -21,10 +21,10 @@ var _ callscribe.JobStore = (*JobStore)(nil)
 
 const jobColumns = `id, account_id, type, status, source_job_id, original_filename, language,
 	audio_seconds, audio_key, audio_format, metadata, input, callback, result, error,
-	quota_month, attempts, created_at, updated_at, keyterms`
+	quota_month, attempts, created_at, updated_at, keyterms, redact_pii`
 
 // jobPlaceholders are the INSERT placeholders of jobColumns.
-const jobPlaceholders = `?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?`
+const jobPlaceholders = `?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?`
 
 // CreateJob stores job, reserving its seconds first when quota is non-nil. The
 // stored QuotaMonth is quota.Month, or "" without a reservation, whatever
@@ -114,7 +114,7 @@ func encodeJob(job *callscribe.Job, quotaMonth string) ([]any, error) {
 		job.ID, job.AccountID, jobType, string(job.Status), job.SourceJobID, filename, job.Language,
 		job.AudioSeconds, job.AudioKey, string(job.AudioFormat), nullableRaw(job.Metadata), input, callback,
 		nullableRaw(job.Result), jobErr, quotaMonth, job.Attempts, job.CreatedAt.UnixNano(), job.UpdatedAt.UnixNano(),
-		keyterms,
+		keyterms, job.RedactPII,
 	}, nil
 }
 
@@ -151,7 +151,7 @@ func scanJob(row rowScanner, extra ...any) (*callscribe.Job, error) {
 	)
 	dest := []any{&job.ID, &job.AccountID, &jobType, &status, &job.SourceJobID, &filename, &job.Language,
 		&job.AudioSeconds, &job.AudioKey, &audioFormat, &metadata, &input, &callback, &result, &errorColumn,
-		&job.QuotaMonth, &job.Attempts, &createdAt, &updatedAt, &keyterms}
+		&job.QuotaMonth, &job.Attempts, &createdAt, &updatedAt, &keyterms, &job.RedactPII}
 	if err := row.Scan(append(dest, extra...)...); err != nil {
 		return nil, err
 	}

@@ -184,6 +184,10 @@ INSERT INTO usage_days (account_id, day, language, seconds, jobs)
 	FROM jobs WHERE quota_month <> '' AND status <> 'failed'
 	GROUP BY 1, 2, 3;
 `,
+	// 8: a transcription's redact_pii (1 when asked); 0 on every earlier row.
+	`
+ALTER TABLE jobs ADD COLUMN redact_pii INTEGER NOT NULL DEFAULT 0;
+`,
 }
 
 // migrate brings the schema to the newest version. It runs in one IMMEDIATE

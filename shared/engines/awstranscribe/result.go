@@ -10,7 +10,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aws/aws-sdk-go-v2/service/transcribe/types"
+
 	"github.com/callscribe/callscribe/shared/callscribe"
+	"github.com/callscribe/callscribe/shared/callscribe/redact"
 )
 
 // transcribeOutput is the part of Transcribe's result JSON we use. Times are
@@ -37,7 +40,29 @@ type item struct {
 	Alternatives []struct {
 		Content    string `json:"content"`
 		Confidence string `json:"confidence"`
+		// Redactions is set on the items content redaction replaced
+		// (content "[PII]"): type is the PII entity type.
+		Redactions []struct {
+			Type string `json:"type"`
+		} `json:"redactions"`
 	} `json:"alternatives"`
+}
+
+// piiMark is the content of an item Transcribe's content redaction replaced.
+const piiMark = "[PII]"
+
+// redactedCategory maps a PII entity type to package redact's category.
+// The bank, SSN and PIN types are digit runs: NUMBER.
+func redactedCategory(entityType string) string {
+	switch entityType {
+	case string(types.PiiEntityTypeCreditDebitNumber):
+		return redact.Card
+	case string(types.PiiEntityTypePhone):
+		return redact.Phone
+	case string(types.PiiEntityTypeEmail):
+		return redact.Email
+	}
+	return redact.Number
 }
 
 // mapResult turns a result JSON into our transcription result: utterances per
@@ -129,6 +154,14 @@ func (s *segmenter) add(items []item, channelOf func(item) (int, error)) error {
 		if content == "" {
 			continue
 		}
+		redacted := content == piiMark
+		if redacted {
+			entity := ""
+			if r := it.Alternatives[0].Redactions; len(r) > 0 {
+				entity = r[0].Type
+			}
+			content = redact.Token(redactedCategory(entity))
+		}
 		ch, err := channelOf(it)
 		if err != nil {
 			return err
@@ -152,6 +185,16 @@ func (s *segmenter) add(items []item, channelOf func(item) (int, error)) error {
 		}
 		s.words++
 		s.lastEnd = math.Max(s.lastEnd, end)
+		if isOpen && redacted && start-s.segs[idx].TimeEnd <= s.pause {
+			// One item spoken as several words ("four two four two ..."),
+			// marked item by item: one token word spanning them all.
+			seg := &s.segs[idx]
+			if last := &seg.Words[len(seg.Words)-1]; last.Text == content {
+				last.End = math.Max(last.End, end)
+				seg.TimeEnd = math.Max(seg.TimeEnd, end)
+				continue
+			}
+		}
 		w := callscribe.Word{Text: content, Start: start, End: end, Confidence: confidence(it.Alternatives[0].Confidence)}
 		if isOpen && start-s.segs[idx].TimeEnd > s.pause {
 			isOpen = false

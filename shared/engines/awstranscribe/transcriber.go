@@ -167,6 +167,14 @@ func (t *Transcriber) OutputKey(jobID string) string {
 	return t.cfg.OutputPrefix + JobName(jobID) + ".json"
 }
 
+// redactedEntityTypes are the PII entity types a redact_pii job asks
+// Transcribe to redact: those of package redact's categories. NAME and
+// ADDRESS are left out so both engines catch the same things.
+var redactedEntityTypes = []types.PiiEntityType{
+	types.PiiEntityTypeCreditDebitNumber, types.PiiEntityTypePhone, types.PiiEntityTypeEmail,
+	types.PiiEntityTypeBankAccountNumber, types.PiiEntityTypeBankRouting, types.PiiEntityTypeSsn,
+}
+
 // audioInfo is what the request's bytes tell us.
 type audioInfo struct {
 	channels int     // 1 when unknown
@@ -244,6 +252,16 @@ func (t *Transcriber) start(ctx context.Context, name string, req callscribe.Tra
 			return nil, &callscribe.JobError{Code: callscribe.JobErrUnsupportedLanguage, Message: fmt.Sprintf("Amazon Transcribe does not support language %q.", req.Language)}
 		}
 		in.LanguageCode = code
+	}
+	if req.RedactPII {
+		// Transcribe writes only the redacted transcript, so the unredacted
+		// text never reaches the bucket; the pipeline's own rules run on the
+		// result too (digit runs Transcribe does not class as PII).
+		in.ContentRedaction = &types.ContentRedaction{
+			RedactionType:   types.RedactionTypePii,
+			RedactionOutput: types.RedactionOutputRedacted,
+			PiiEntityTypes:  redactedEntityTypes,
+		}
 	}
 	_, err := t.client.StartTranscriptionJob(ctx, in)
 	var conflict *types.ConflictException

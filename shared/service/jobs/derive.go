@@ -22,10 +22,16 @@ type DeriveRequest struct {
 	CallbackURL    *string
 	CallbackAPIKey *string
 	CallUUID       *string
+	// RedactPII is the raw redact_pii field as parseRedactPII reads it.
+	// When on, the job's copy of the transcript (segments or text) is
+	// redacted before it is stored; a transcription that was itself
+	// redacted gives redacted segments either way.
+	RedactPII string
 }
 
 // Derive creates and submits a summary or tags job. Checks run in the spec's
-// order: exactly one source (MISSING_/MULTIPLE_TRANSCRIPT_SOURCES), callback
+// order: exactly one source (MISSING_/MULTIPLE_TRANSCRIPT_SOURCES), redact_pii
+// (INVALID_REDACT_PII), callback
 // fields (INVALID_CALLBACK, tags only), then the source transcription: exists
 // (404), owned (403), is a transcription (400), has succeeded (409), contains
 // speech (422). The job keeps its own copy of the transcript, so deleting the
@@ -41,6 +47,10 @@ func (s *Service) Derive(ctx context.Context, req DeriveRequest) (*callscribe.Jo
 		return nil, callscribe.Errorf(callscribe.CodeMultipleTranscriptSources, "Send exactly one of transcription_job_id and transcript_text, not both.")
 	case sourceID == "" && !hasText:
 		return nil, callscribe.Errorf(callscribe.CodeMissingTranscriptSource, "Send transcription_job_id or a non-empty transcript_text.")
+	}
+	redactPII, err := s.parseRedactPII(req.RedactPII)
+	if err != nil {
+		return nil, err
 	}
 	now := s.now()
 	job := &callscribe.Job{
@@ -67,6 +77,10 @@ func (s *Service) Derive(ctx context.Context, req DeriveRequest) (*callscribe.Jo
 		job.Input = &callscribe.Transcript{Segments: result.Transcript}
 	} else {
 		job.Input = &callscribe.Transcript{Text: req.Text}
+	}
+	if redactPII {
+		job.Input = redactInput(job.Input)
+		job.RedactPII = true
 	}
 	if err := s.deps.Jobs.CreateJob(ctx, job, nil); err != nil {
 		if earlier := s.earlierAttempt(ctx, req.AccountID); earlier != nil && callscribe.IsCode(err, callscribe.CodeConflict) {

@@ -31,6 +31,9 @@ func (s *Service) AudioLink(ctx context.Context, accountID, jobID string) (*Audi
 	if job.AudioKey == "" {
 		return nil, callscribe.Errorf(callscribe.CodeNotFound, "Job %s is a %s job and has no audio of its own.", job.ID, job.Type.OrDefault())
 	}
+	if recordingDeleted(job) {
+		return nil, callscribe.Errorf(callscribe.CodeNotFound, "The recording of job %s was deleted by PII redaction (an MP3 file cannot be rewritten with a tone).", job.ID)
+	}
 	url, err := s.deps.AudioLinks.AudioURL(ctx, job.AudioKey, AudioLinkExpiry)
 	if err != nil {
 		return nil, err

@@ -75,6 +75,9 @@ type Config struct {
 	// (keycache.go); 0 means DefaultAPIKeyCacheTTL, a negative value turns the
 	// cache off.
 	APIKeyCacheTTL time.Duration
+	// RedactPII is redact_pii's value when a request leaves it out
+	// (REDACT_PII, default false).
+	RedactPII bool
 }
 
 // Deps are the ports the service uses. Uploads and AudioLinks are nil where

@@ -33,6 +33,9 @@ type TranscriptionRequest struct {
 	// Keyterms is the raw keyterms field; "" or blank for none. It must be
 	// a JSON array of strings that ParseKeyterms accepts.
 	Keyterms string
+	// RedactPII is the raw redact_pii field: "true", "false", or "" for the
+	// deployment's default (Config.RedactPII).
+	RedactPII string
 }
 
 // languageTag accepts BCP-47 / ISO 639 shaped tags such as "en", "en-US", "pt-BR".
@@ -43,7 +46,7 @@ var languageTag = regexp.MustCompile(`^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$`)
 // checks run in a fixed order, so the same bad upload always gets the same
 // code: staged upload (UPLOAD_NOT_FOUND, FILE_TOO_LARGE), file present
 // (AUDIO_FILE_MISSING), metadata (INVALID_METADATA_JSON), keyterms
-// (INVALID_KEYTERMS), language (INVALID_REQUEST), format and duration (415, AUDIO_DURATION_UNKNOWN), quota
+// (INVALID_KEYTERMS), redact_pii (INVALID_REDACT_PII), language (INVALID_REQUEST), format and duration (415, AUDIO_DURATION_UNKNOWN), quota
 // (QUOTA_EXCEEDED), submission (PROVIDER_SUBMIT_FAILED, with the job failed).
 func (s *Service) SubmitTranscription(ctx context.Context, req TranscriptionRequest) (*callscribe.Job, error) {
 	if job := s.earlierAttempt(ctx, req.AccountID); job != nil {
@@ -69,6 +72,10 @@ func (s *Service) SubmitTranscription(ctx context.Context, req TranscriptionRequ
 	if err != nil {
 		return nil, err
 	}
+	redactPII, err := s.parseRedactPII(req.RedactPII)
+	if err != nil {
+		return nil, err
+	}
 	language := strings.TrimSpace(req.Language)
 	if language != "" && !languageTag.MatchString(language) {
 		return nil, callscribe.Errorf(callscribe.CodeInvalidRequest, "language must be a BCP-47 / ISO 639 tag such as \"en\" or \"en-US\".")
@@ -91,6 +98,7 @@ func (s *Service) SubmitTranscription(ctx context.Context, req TranscriptionRequ
 		AudioFormat:  info.Format,
 		Metadata:     metadata,
 		Keyterms:     keyterms,
+		RedactPII:    redactPII,
 		QuotaMonth:   callscribe.QuotaMonth(now),
 		CreatedAt:    now,
 		UpdatedAt:    now,
@@ -113,7 +121,7 @@ func (s *Service) SubmitTranscription(ctx context.Context, req TranscriptionRequ
 		return nil, err
 	}
 	s.logger(ctx).InfoContext(ctx, "transcription accepted", "jobId", job.ID, "accountId", req.AccountID,
-		"audioSeconds", job.AudioSeconds, "format", info.Format, "channels", info.Channels)
+		"audioSeconds", job.AudioSeconds, "format", info.Format, "channels", info.Channels, "redactPii", job.RedactPII)
 	if err := s.submit(ctx, job); err != nil {
 		return nil, err
 	}

@@ -145,7 +145,12 @@ func (w *Worker) produce(ctx context.Context, job *callscribe.Job) (json.RawMess
 		if job.Input == nil {
 			return nil, &callscribe.JobError{Code: callscribe.JobErrInternal, Message: "The job has no transcript to summarise."}
 		}
-		result, err = w.Summarizer.Summarize(ctx, *job.Input)
+		var summary *callscribe.SummaryResult
+		summary, err = w.Summarizer.Summarize(ctx, *job.Input)
+		if err == nil && job.RedactPII {
+			summary.Redaction = inputRedaction(job.Input)
+		}
+		result = summary
 	case callscribe.TypeTags:
 		if job.Input == nil {
 			return nil, &callscribe.JobError{Code: callscribe.JobErrInternal, Message: "The job has no transcript to tag."}
@@ -155,6 +160,9 @@ func (w *Worker) produce(ctx context.Context, job *callscribe.Job) (json.RawMess
 		if err == nil {
 			// The last guard that nothing outside the taxonomy is stored, whatever the tagger.
 			tags.Normalize()
+			if job.RedactPII {
+				tags.Redaction = inputRedaction(job.Input)
+			}
 		}
 		result = tags
 	default:
@@ -181,12 +189,20 @@ func (w *Worker) transcribe(ctx context.Context, job *callscribe.Job) (*callscri
 	}
 	res, err := w.Transcriber.Transcribe(ctx, callscribe.TranscriptionRequest{
 		JobID: job.ID, AudioKey: job.AudioKey, Audio: audio, Format: job.AudioFormat, Language: job.Language, Keyterms: job.Keyterms,
+		RedactPII: job.RedactPII,
 	})
 	if err != nil {
 		return nil, err
 	}
 	if res.Transcript == nil {
 		res.Transcript = []callscribe.Segment{} // "transcript": [] rather than null
+	}
+	if job.RedactPII {
+		// Before anything is computed from the text or the job is stored,
+		// and the recording is rewritten before the job can succeed.
+		if err := w.redact(ctx, job, audio, res); err != nil {
+			return nil, err
+		}
 	}
 	// Computed here, whatever the engine, so every stack's results carry the
 	// same figures by the same definitions.

@@ -54,7 +54,7 @@ func (q *captureQueue) take() []callscribe.Message {
 	return out
 }
 
-func newEnv(t *testing.T, engine callscribe.Transcriber) *env {
+func newEnv(t testing.TB, engine callscribe.Transcriber) *env {
 	t.Helper()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "db.sqlite")

@@ -116,7 +116,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*AWS, er
 		deps.Idempotency = dynamodb.NewIdempotencyStore(dynamo, tables)
 	}
 	a.Webhooks = callback.NewWebhooks(dynamodb.NewWebhookStore(dynamo, tables), nil)
-	a.Service = jobs.New(deps, jobs.Config{QuotaMinutes: cfg.QuotaMinutes, CallbackAllowHosts: cfg.CallbackAllowHosts})
+	a.Service = jobs.New(deps, jobs.Config{QuotaMinutes: cfg.QuotaMinutes, CallbackAllowHosts: cfg.CallbackAllowHosts, RedactPII: cfg.RedactPII})
 	return a, nil
 }
 

@@ -54,6 +54,10 @@ type Config struct {
 	CallbackBackoffBase time.Duration // CALLBACK_BACKOFF_BASE
 	CallbackTimeout     time.Duration // CALLBACK_TIMEOUT
 
+	// RedactPII is redact_pii's default when a request leaves it out
+	// (REDACT_PII: true | false, default false).
+	RedactPII bool
+
 	LogLevel slog.Level // LOG_LEVEL
 
 	// BedrockModelID is the Converse model of SUMMARIZER/TAGGER=bedrock; empty
@@ -126,6 +130,7 @@ func ConfigFromEnv() (Config, error) {
 		CallbackAllowHosts:    callback.ParseAllowHosts(os.Getenv("CALLBACK_ALLOW_HOSTS")),
 		CallbackBackoffBase:   e.duration("CALLBACK_BACKOFF_BASE", callscribe.DefaultCallbackBackoffBase),
 		CallbackTimeout:       e.duration("CALLBACK_TIMEOUT", callscribe.CallbackAttemptTimeout),
+		RedactPII:             e.trueFalse("REDACT_PII", false),
 		LogLevel:              e.level("LOG_LEVEL", slog.LevelInfo),
 		BedrockModelID:        os.Getenv("BEDROCK_MODEL_ID"),
 		JobsTable:             os.Getenv("JOBS_TABLE"),
@@ -196,6 +201,21 @@ func (e *envReader) onOff(name string, def bool) bool {
 		return false
 	default:
 		e.fail(name, fmt.Sprintf("must be on or off, got %q", v))
+		return def
+	}
+}
+
+// trueFalse reads a variable spelt as the API field it sets a default for.
+func (e *envReader) trueFalse(name string, def bool) bool {
+	switch v := strings.ToLower(strings.TrimSpace(os.Getenv(name))); v {
+	case "":
+		return def
+	case "true":
+		return true
+	case "false":
+		return false
+	default:
+		e.fail(name, fmt.Sprintf("must be true or false, got %q", v))
 		return def
 	}
 }

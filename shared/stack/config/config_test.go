@@ -26,3 +26,24 @@ func TestSpeakerAdaptationSetting(t *testing.T) {
 		t.Errorf("SPEAKER_ADAPTATION=yes: error %v", err)
 	}
 }
+
+// REDACT_PII is false unless set, and is spelt like the redact_pii field.
+func TestRedactPIISetting(t *testing.T) {
+	for _, c := range []struct {
+		value string
+		want  bool
+	}{{"", false}, {"true", true}, {" TRUE ", true}, {"false", false}} {
+		t.Setenv("REDACT_PII", c.value)
+		cfg, err := ConfigFromEnv()
+		if err != nil {
+			t.Fatalf("%q: %v", c.value, err)
+		}
+		if cfg.RedactPII != c.want {
+			t.Errorf("%q: RedactPII = %v, want %v", c.value, cfg.RedactPII, c.want)
+		}
+	}
+	t.Setenv("REDACT_PII", "on")
+	if _, err := ConfigFromEnv(); err == nil || !strings.Contains(err.Error(), "REDACT_PII must be true or false") {
+		t.Errorf("REDACT_PII=on: error %v", err)
+	}
+}

@@ -86,7 +86,7 @@ func Open(cfg config.Config, logger *slog.Logger, table engines.Table[config.Con
 	service := jobs.New(jobs.Deps{
 		Jobs: db.Jobs(), Accounts: db.Accounts(), Audio: audio, Queue: queue, Uploads: uploads, AudioLinks: links, Logger: logger,
 		Idempotency: db.Idempotency(),
-	}, jobs.Config{QuotaMinutes: cfg.QuotaMinutes, CallbackAllowHosts: cfg.CallbackAllowHosts})
+	}, jobs.Config{QuotaMinutes: cfg.QuotaMinutes, CallbackAllowHosts: cfg.CallbackAllowHosts, RedactPII: cfg.RedactPII})
 	webhooks := callback.NewWebhooks(db.Webhooks(), nil)
 	server := httpapi.New(httpapi.Deps{Service: service, Webhooks: webhooks, Sessions: sessions, Issuer: sessions, Logger: logger},
 		httpapi.Config{GatewayKey: cfg.GatewayKey, CursorKey: identity.DeriveKey(secret, "list-cursor"),

@@ -252,6 +252,7 @@ type Upload struct {
 	Language    string  // omitted when empty
 	Metadata    *string // omitted when nil
 	Keyterms    *string // omitted when nil
+	RedactPII   *string // omitted when nil
 }
 
 func multipartBody(u Upload) ([]byte, string) {
@@ -265,6 +266,9 @@ func multipartBody(u Upload) ([]byte, string) {
 	}
 	if u.Keyterms != nil {
 		_ = mw.WriteField("keyterms", *u.Keyterms)
+	}
+	if u.RedactPII != nil {
+		_ = mw.WriteField("redact_pii", *u.RedactPII)
 	}
 	if !u.NoFile {
 		h := make(textproto.MIMEHeader)

@@ -222,6 +222,8 @@ func probeCases() []probeCase {
 		upload("multipart/filename field too long", 413, "REQUEST_TOO_LARGE", field("filename", strings.Repeat("f", 2000)), field("upload_id", newUUID())),
 		upload("multipart/keyterms not an array", 400, "INVALID_KEYTERMS", filePart("a.wav", good), field("keyterms", `{"a":1}`)),
 		upload("multipart/keyterms wrong types", 400, "INVALID_KEYTERMS", filePart("a.wav", good), field("keyterms", `[1,2]`)),
+		upload("multipart/redact_pii not true or false", 400, "INVALID_REDACT_PII", filePart("a.wav", good), field("redact_pii", "yes")),
+		upload("multipart/redact_pii longer than any value", 400, "INVALID_REDACT_PII", filePart("a.wav", good), field("redact_pii", strings.Repeat("t", 100))),
 	)
 
 	// Metadata: a JSON object within its bounds.

@@ -17,6 +17,7 @@ func testRoundTripTranscription(t *testing.T, s callscribe.JobStore) {
 	j.Attempts = 2
 	j.UpdatedAt = baseTime.Add(1500 * time.Millisecond)
 	j.Keyterms = []string{"Northwind Energy", "meter reading"}
+	j.RedactPII = true
 	want := *j
 	mustCreate(t, s, j, quotaFor("2025-03", 60000))
 	assertJobEqual(t, &want, mustGet(t, s, j.ID))

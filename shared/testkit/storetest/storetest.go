@@ -94,6 +94,7 @@ func assertJobEqual(t *testing.T, want, got *callscribe.Job) {
 	check("AudioFormat", got.AudioFormat == want.AudioFormat, want.AudioFormat, got.AudioFormat)
 	check("Metadata", jsonEqual(t, want.Metadata, got.Metadata), string(want.Metadata), string(got.Metadata))
 	check("Keyterms", slices.Equal(got.Keyterms, want.Keyterms), want.Keyterms, got.Keyterms)
+	check("RedactPII", got.RedactPII == want.RedactPII, want.RedactPII, got.RedactPII)
 	check("Input", reflect.DeepEqual(got.Input, want.Input), want.Input, got.Input)
 	check("Callback", reflect.DeepEqual(got.Callback, want.Callback), want.Callback, got.Callback)
 	check("Result", jsonEqual(t, want.Result, got.Result), string(want.Result), string(got.Result))

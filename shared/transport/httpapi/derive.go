@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
@@ -16,6 +17,22 @@ type deriveRequest struct {
 	CallbackURL    *string `json:"callback_url"`
 	CallbackAPIKey *string `json:"callback_apikey"`
 	CallUUID       *string `json:"call_uuid"`
+	// RedactPII is kept raw so a non-boolean gets the field's own code,
+	// INVALID_REDACT_PII, rather than the body's.
+	RedactPII json.RawMessage `json:"redact_pii"`
+}
+
+// redactPIIField turns a JSON redact_pii into the service's raw field: a
+// boolean into "true"/"false", absent or null into "" (the default), and
+// anything else into a value the service refuses.
+func redactPIIField(raw json.RawMessage) string {
+	switch v := string(raw); v {
+	case "", "null":
+		return ""
+	case "true", "false":
+		return v
+	}
+	return "not a boolean"
 }
 
 func (s *Server) derive(jobType callscribe.JobType) authedHandler {
@@ -30,6 +47,7 @@ func (s *Server) derive(jobType callscribe.JobType) authedHandler {
 				AccountID: accountID, Type: jobType,
 				SourceJobID: deref(req.TranscriptionJobID), Text: deref(req.TranscriptText),
 				CallbackURL: req.CallbackURL, CallbackAPIKey: req.CallbackAPIKey, CallUUID: req.CallUUID,
+				RedactPII: redactPIIField(req.RedactPII),
 			})
 			if err != nil {
 				writeError(w, r, err)

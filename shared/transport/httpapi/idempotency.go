@@ -114,7 +114,7 @@ func fingerprintUpload(up *upload) func(io.Writer) error {
 			}
 			fileHash = hex.EncodeToString(h.Sum(nil))
 		}
-		return json.NewEncoder(w).Encode([]string{fileHash, up.filename, up.language, up.metadata, up.keyterms, up.uploadID, up.filenameField})
+		return json.NewEncoder(w).Encode([]string{fileHash, up.filename, up.language, up.metadata, up.keyterms, up.uploadID, up.filenameField, up.redactPII})
 	}
 }
 

@@ -23,7 +23,7 @@ func (s *Server) createTranscription(w http.ResponseWriter, r *http.Request, acc
 	s.idempotent(w, r, accountID, fingerprintUpload(up), func(w http.ResponseWriter, r *http.Request) {
 		req := jobs.TranscriptionRequest{
 			AccountID: accountID, UploadID: up.uploadID, Filename: up.filename,
-			Language: up.language, Metadata: up.metadata, Keyterms: up.keyterms,
+			Language: up.language, Metadata: up.metadata, Keyterms: up.keyterms, RedactPII: up.redactPII,
 		}
 		if up.audio != nil {
 			req.Audio, req.AudioSize = up.audio.Reader(), up.audio.Size

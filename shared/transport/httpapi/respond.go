@@ -35,6 +35,7 @@ var statusOf = map[string]int{
 	callscribe.CodeUploadNotFound:            http.StatusBadRequest,
 	callscribe.CodeInvalidFormat:             http.StatusBadRequest,
 	callscribe.CodeInvalidKeyterms:           http.StatusBadRequest,
+	callscribe.CodeInvalidRedactPII:          http.StatusBadRequest,
 	callscribe.CodeInvalidIdempotencyKey:     http.StatusBadRequest,
 	callscribe.CodeUnauthorized:              http.StatusUnauthorized,
 	callscribe.CodeForbidden:                 http.StatusForbidden,

@@ -25,7 +25,9 @@ type upload struct {
 	language string
 	metadata string
 	keyterms string
-	uploadID string
+	// redactPII is the redact_pii field as sent ("" when absent).
+	redactPII string
+	uploadID  string
 	// filenameField is the form's filename field, for an upload_id create.
 	filenameField string
 }
@@ -93,6 +95,14 @@ func readUpload(w http.ResponseWriter, r *http.Request) (_ *upload, err error) {
 				return nil, err
 			}
 			up.keyterms = v
+		case "redact_pii":
+			// Longer than any valid value: the service refuses what was read
+			// (INVALID_REDACT_PII) after the file checks.
+			v, err := readField(part, 16)
+			if err != nil && !callscribe.IsCode(err, callscribe.CodeRequestTooLarge) {
+				return nil, err
+			}
+			up.redactPII = v
 		case "filename":
 			// The job's file name when it comes from a two-step upload (a
 			// file part's own name wins).

@@ -211,6 +211,8 @@ export interface UploadRequest {
   metadata?: string;
   /** Words or phrases to favour (the keyterms field); the service checks them. */
   keyterms?: string[];
+  /** Sent as redact_pii when set; absent leaves the deployment's default (REDACT_PII). */
+  redact_pii?: boolean;
 }
 
 /**
@@ -223,6 +225,7 @@ export async function uploadCall(req: UploadRequest, lim: Limits, progress: (fra
   if (req.language) fields.set("language", req.language);
   if (req.metadata) fields.set("metadata", req.metadata);
   if (req.keyterms && req.keyterms.length > 0) fields.set("keyterms", JSON.stringify(req.keyterms));
+  if (req.redact_pii !== undefined) fields.set("redact_pii", String(req.redact_pii));
   if (req.file.size <= lim.direct_upload_max_bytes) {
     fields.set("file", req.file, req.file.name);
     return sendWithProgress("POST", "/dashboard/jobs", fields, true, progress);

@@ -688,7 +688,7 @@ export interface components {
          *     INVALID_PAGINATION, INVALID_FILTER, MISSING_JOB_ID, INVALID_JSON_BODY,
          *     MISSING_TRANSCRIPT_SOURCE, MULTIPLE_TRANSCRIPT_SOURCES, MULTIPLE_AUDIO_SOURCES,
          *     NOT_A_TRANSCRIPTION, INVALID_SIGNUP, INVALID_CALLBACK, INVALID_REQUEST, UPLOAD_NOT_FOUND,
-         *     INVALID_FORMAT, INVALID_KEYTERMS, INVALID_IDEMPOTENCY_KEY; 401 UNAUTHORIZED; 403 FORBIDDEN; 404 JOB_NOT_FOUND,
+         *     INVALID_FORMAT, INVALID_KEYTERMS, INVALID_IDEMPOTENCY_KEY, INVALID_REDACT_PII; 401 UNAUTHORIZED; 403 FORBIDDEN; 404 JOB_NOT_FOUND,
          *     NOT_FOUND; 405 METHOD_NOT_ALLOWED; 409 TRANSCRIPTION_NOT_READY, EMAIL_TAKEN,
          *     IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE;
          *     413 FILE_TOO_LARGE, REQUEST_TOO_LARGE; 415 UNSUPPORTED_AUDIO_FORMAT; 422
@@ -697,7 +697,7 @@ export interface components {
          *     PROVIDER_SUBMIT_FAILED.
          * @enum {string}
          */
-        ErrorCode: "AUDIO_FILE_MISSING" | "AUDIO_DURATION_UNKNOWN" | "INVALID_METADATA_JSON" | "INVALID_PAGINATION" | "INVALID_FILTER" | "MISSING_JOB_ID" | "INVALID_JSON_BODY" | "MISSING_TRANSCRIPT_SOURCE" | "MULTIPLE_TRANSCRIPT_SOURCES" | "MULTIPLE_AUDIO_SOURCES" | "NOT_A_TRANSCRIPTION" | "INVALID_SIGNUP" | "INVALID_CALLBACK" | "INVALID_REQUEST" | "UPLOAD_NOT_FOUND" | "INVALID_FORMAT" | "INVALID_KEYTERMS" | "INVALID_IDEMPOTENCY_KEY" | "UNAUTHORIZED" | "FORBIDDEN" | "JOB_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "TRANSCRIPTION_NOT_READY" | "EMAIL_TAKEN" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "FILE_TOO_LARGE" | "REQUEST_TOO_LARGE" | "UNSUPPORTED_AUDIO_FORMAT" | "TRANSCRIPT_EMPTY" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "REQUEST_HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "PROVIDER_SUBMIT_FAILED";
+        ErrorCode: "AUDIO_FILE_MISSING" | "AUDIO_DURATION_UNKNOWN" | "INVALID_METADATA_JSON" | "INVALID_PAGINATION" | "INVALID_FILTER" | "MISSING_JOB_ID" | "INVALID_JSON_BODY" | "MISSING_TRANSCRIPT_SOURCE" | "MULTIPLE_TRANSCRIPT_SOURCES" | "MULTIPLE_AUDIO_SOURCES" | "NOT_A_TRANSCRIPTION" | "INVALID_SIGNUP" | "INVALID_CALLBACK" | "INVALID_REQUEST" | "UPLOAD_NOT_FOUND" | "INVALID_FORMAT" | "INVALID_KEYTERMS" | "INVALID_IDEMPOTENCY_KEY" | "UNAUTHORIZED" | "FORBIDDEN" | "JOB_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "TRANSCRIPTION_NOT_READY" | "EMAIL_TAKEN" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "FILE_TOO_LARGE" | "REQUEST_TOO_LARGE" | "UNSUPPORTED_AUDIO_FORMAT" | "TRANSCRIPT_EMPTY" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "REQUEST_HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "PROVIDER_SUBMIT_FAILED" | "INVALID_REDACT_PII";
         /** @description The body of every error response. */
         Error: {
             error: {
@@ -795,6 +795,26 @@ export interface components {
             };
             metrics?: components["schemas"]["CallMetrics"];
             sentiment?: components["schemas"]["CallSentiment"];
+            redaction?: components["schemas"]["Redaction"];
+        };
+        /**
+         * @description What PII redaction replaced (present when the job had redact_pii
+         *     true): how many items of each category, never their values. A
+         *     summary or tags job's has no `audio`.
+         */
+        Redaction: {
+            /** @description Items replaced per category (card, phone, email, number); every category is present. */
+            categories: {
+                [key: string]: number;
+            };
+            /**
+             * @description What became of the recording: `toned` (the redacted stretches of the
+             *     WAV file are a 1 kHz tone), `deleted` (an MP3 recording, which
+             *     cannot be rewritten without an encoder, was removed, so the job has
+             *     no audio to play), `unchanged` (nothing was redacted).
+             * @enum {string}
+             */
+            audio?: "toned" | "deleted" | "unchanged";
         };
         /**
          * @description Each speaker's sentiment over the call, computed from the segments'
@@ -917,6 +937,8 @@ export interface components {
             topic: string | null;
             summary: string;
             meta_data: Record<string, never> | null;
+            /** @description Present when the job was asked with redact_pii true: the items redacted from its input, per category. */
+            redaction?: components["schemas"]["Redaction"];
         };
         TagsResult: {
             /** @description Category of the fixed taxonomy -> the values selected for it. */
@@ -924,6 +946,8 @@ export interface components {
                 [key: string]: string[];
             };
             meta_data: Record<string, never> | null;
+            /** @description As the summary result's. */
+            redaction?: components["schemas"]["Redaction"];
         };
         JobError: {
             /** @enum {string} */
@@ -1039,6 +1063,15 @@ export interface components {
             transcription_job_id?: string | null;
             /** @description Plain transcript text with no job behind it. */
             transcript_text?: string | null;
+            /**
+             * @description As the upload's `redact_pii`, a JSON boolean: the job's copy of the
+             *     transcript is redacted before it is stored, so the summary or tags
+             *     (and a tagDelivered callback) see only redacted text. Absent or
+             *     null: the deployment's default. A transcription that was itself
+             *     redacted gives redacted text either way. Anything else: 400
+             *     INVALID_REDACT_PII.
+             */
+            redact_pii?: boolean | null;
         };
         /**
          * @description As SummarizeRequest, plus the tagDelivered callback fields. `callback_apikey`
@@ -1049,6 +1082,15 @@ export interface components {
             transcription_job_id?: string | null;
             /** @description Plain transcript text with no job behind it. */
             transcript_text?: string | null;
+            /**
+             * @description As the upload's `redact_pii`, a JSON boolean: the job's copy of the
+             *     transcript is redacted before it is stored, so the summary or tags
+             *     (and a tagDelivered callback) see only redacted text. Absent or
+             *     null: the deployment's default. A transcription that was itself
+             *     redacted gives redacted text either way. Anything else: 400
+             *     INVALID_REDACT_PII.
+             */
+            redact_pii?: boolean | null;
             /** @description Where the tagDelivered callback (webhooks.tagDelivered) is POSTed when the job finishes (an http(s) URL the deployment allows). */
             callback_url?: string | null;
             /** @description Sent as the callback's `apikey` header. */
@@ -1349,7 +1391,8 @@ export interface components {
         /**
          * @description AUDIO_FILE_MISSING (no file, an empty one, or no multipart body),
          *     AUDIO_DURATION_UNKNOWN, INVALID_METADATA_JSON, INVALID_KEYTERMS (keyterms
-         *     not an array of strings or breaking one of its rules), INVALID_REQUEST
+         *     not an array of strings or breaking one of its rules), INVALID_REDACT_PII
+         *     (redact_pii neither true nor false), INVALID_REQUEST
          *     (malformed multipart, a field not UTF-8, a malformed language),
          *     UPLOAD_NOT_FOUND (no finished upload of the caller with that upload_id),
          *     MULTIPLE_AUDIO_SOURCES (two `file` parts, or `file` and `upload_id`),
@@ -1364,7 +1407,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"] & {
                     error?: {
                         /** @enum {unknown} */
-                        code?: "AUDIO_FILE_MISSING" | "AUDIO_DURATION_UNKNOWN" | "INVALID_METADATA_JSON" | "INVALID_KEYTERMS" | "INVALID_REQUEST" | "UPLOAD_NOT_FOUND" | "MULTIPLE_AUDIO_SOURCES" | "INVALID_IDEMPOTENCY_KEY";
+                        code?: "AUDIO_FILE_MISSING" | "AUDIO_DURATION_UNKNOWN" | "INVALID_METADATA_JSON" | "INVALID_KEYTERMS" | "INVALID_REDACT_PII" | "INVALID_REQUEST" | "UPLOAD_NOT_FOUND" | "MULTIPLE_AUDIO_SOURCES" | "INVALID_IDEMPOTENCY_KEY";
                     };
                 };
             };
@@ -1555,7 +1598,7 @@ export interface components {
                 };
             };
         };
-        /** @description INVALID_JSON_BODY, MISSING_TRANSCRIPT_SOURCE, MULTIPLE_TRANSCRIPT_SOURCES, NOT_A_TRANSCRIPTION, INVALID_IDEMPOTENCY_KEY. */
+        /** @description INVALID_JSON_BODY, MISSING_TRANSCRIPT_SOURCE, MULTIPLE_TRANSCRIPT_SOURCES, INVALID_REDACT_PII (redact_pii not a boolean), NOT_A_TRANSCRIPTION, INVALID_IDEMPOTENCY_KEY. */
         SummarizeBadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -1565,7 +1608,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"] & {
                     error?: {
                         /** @enum {unknown} */
-                        code?: "INVALID_JSON_BODY" | "MISSING_TRANSCRIPT_SOURCE" | "MULTIPLE_TRANSCRIPT_SOURCES" | "NOT_A_TRANSCRIPTION" | "INVALID_IDEMPOTENCY_KEY";
+                        code?: "INVALID_JSON_BODY" | "MISSING_TRANSCRIPT_SOURCE" | "MULTIPLE_TRANSCRIPT_SOURCES" | "INVALID_REDACT_PII" | "NOT_A_TRANSCRIPTION" | "INVALID_IDEMPOTENCY_KEY";
                     };
                 };
             };
@@ -1580,7 +1623,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"] & {
                     error?: {
                         /** @enum {unknown} */
-                        code?: "INVALID_JSON_BODY" | "MISSING_TRANSCRIPT_SOURCE" | "MULTIPLE_TRANSCRIPT_SOURCES" | "NOT_A_TRANSCRIPTION" | "INVALID_CALLBACK" | "INVALID_IDEMPOTENCY_KEY";
+                        code?: "INVALID_JSON_BODY" | "MISSING_TRANSCRIPT_SOURCE" | "MULTIPLE_TRANSCRIPT_SOURCES" | "INVALID_REDACT_PII" | "NOT_A_TRANSCRIPTION" | "INVALID_CALLBACK" | "INVALID_IDEMPOTENCY_KEY";
                     };
                 };
             };
@@ -1850,6 +1893,20 @@ export interface components {
                      *     `meta_data.keyterms` says what the engine did with them.
                      */
                     keyterms?: string;
+                    /**
+                     * @description `true` replaces card numbers (Luhn-checked), phone numbers,
+                     *     e-mail addresses and runs of six or more digits, written or
+                     *     spoken, with `[REDACTED:CARD]`, `[REDACTED:PHONE]`,
+                     *     `[REDACTED:EMAIL]` and `[REDACTED:NUMBER]` in the transcript,
+                     *     and overwrites the same stretches of a WAV recording with a
+                     *     tone (an MP3 recording with redactions is deleted) before the
+                     *     job succeeds; the result's `redaction` counts them. Names and
+                     *     postal addresses are not caught. Absent: the deployment's
+                     *     default (`REDACT_PII`, false unless set). Anything else: 400
+                     *     INVALID_REDACT_PII.
+                     * @enum {string}
+                     */
+                    redact_pii?: "true" | "false";
                 };
             };
         };

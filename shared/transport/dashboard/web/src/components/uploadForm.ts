@@ -62,6 +62,7 @@ export function uploadForm(onUploaded: () => void): HTMLElement {
   const language = el("input", { id: "language", type: "text", placeholder: "en", maxlength: "35" });
   const metadata = el("textarea", { id: "metadata", rows: "2", placeholder: '{"crm_id": "42"}' });
   const keyterms = el("textarea", { id: "keyterms", rows: "2", placeholder: "Northwind Energy\nsmart meter" });
+  const redact = el("input", { id: "redact-pii", type: "checkbox" });
   const list = el("ul", { class: "upload-list", "aria-label": "Files to upload" });
   const status = statusRegion();
   const hint = el("p", { class: "hint" }, uploadHint(currentLimits()));
@@ -106,7 +107,7 @@ export function uploadForm(onUploaded: () => void): HTMLElement {
   const button = el("button", { type: "submit", class: "primary" }, "Upload");
 
   /** Sends one file; its outcome (a link to the call, or the service's error) is shown by the file. */
-  const send = async (it: Item, lim: Limits, meta: string, terms: string[], lang: string): Promise<boolean> => {
+  const send = async (it: Item, lim: Limits, meta: string, terms: string[], lang: string, redactPII: boolean): Promise<boolean> => {
     const refused = refuseUpload(it.file.size, new TextEncoder().encode(meta).length, lim);
     if (refused) {
       it.li.classList.add("failed");
@@ -116,7 +117,8 @@ export function uploadForm(onUploaded: () => void): HTMLElement {
     replace(it.outcome, el("span", { class: "muted" }, "Uploading…"));
     it.li.classList.add("sending");
     try {
-      const r = await api.uploadCall({ file: it.file, language: lang, metadata: meta, keyterms: terms }, lim, (p) => (it.bar.value = p));
+      // Unticked sends nothing, so the deployment's REDACT_PII default applies.
+      const r = await api.uploadCall({ file: it.file, language: lang, metadata: meta, keyterms: terms, redact_pii: redactPII ? true : undefined }, lim, (p) => (it.bar.value = p));
       it.bar.value = 1;
       it.li.classList.add("done");
       replace(it.outcome, notice("Uploaded. ", el("a", { href: "#/calls/" + r.job_id }, "Open the call")));
@@ -159,7 +161,7 @@ export function uploadForm(onUploaded: () => void): HTMLElement {
         // One file at a time: each gets the whole connection, and a refused file does not stop the rest.
         for (const it of batch) {
           it.li.classList.remove("failed");
-          if (await send(it, lim, meta, terms, lang)) accepted++;
+          if (await send(it, lim, meta, terms, lang, redact.checked)) accepted++;
         }
         busy = false;
         button.removeAttribute("disabled");
@@ -192,6 +194,16 @@ export function uploadForm(onUploaded: () => void): HTMLElement {
         el("label", { for: "keyterms" }, "Key terms (optional)"),
         keyterms,
         el("p", { class: "hint" }, "One word or phrase a line (names, products, jargon), up to 100; the speech engine favours them for these calls."),
+      ),
+    ),
+    el(
+      "div",
+      { class: "row" },
+      el(
+        "div",
+        { class: "grow" },
+        el("label", { for: "redact-pii" }, redact, " Redact card numbers, phone numbers and e-mail addresses"),
+        el("p", { class: "hint" }, "They become [REDACTED:…] in the transcript and a tone in the stored audio (an MP3 with redactions is deleted). Names and addresses are not caught."),
       ),
     ),
     status,

@@ -1,0 +1,254 @@
+package apitest
+
+import (
+	"bytes"
+	"io/fs"
+	"math"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/callscribe/callscribe/shared/audio/decode"
+)
+
+// PIICall is a synthesised stereo call in which the User (flite's rms voice,
+// right channel: the voice the embedded engine recognises digits and
+// addresses in best) reads out a card number, a phone number and an e-mail
+// address when the Agent (slt, left) asks.
+type PIICall struct {
+	Audio []byte
+	// Secrets are the values as a transcript, a log line or a file could
+	// hold them (spoken words and digits), matched case-insensitively.
+	Secrets []string
+	// SecretAudio are stretches of the uploaded file's bytes from the middle
+	// of each line that reads out a value: a copy of the unredacted
+	// recording anywhere would hold them.
+	SecretAudio [][]byte
+}
+
+// piiLines are the call's lines: the User's carry the values.
+var piiLines = []struct {
+	speaker int
+	text    string
+}{
+	{0, "can I take the card number please"},
+	{1, "four two four two four two four two four two four two four two four two"},
+	{0, "and a phone number"},
+	{1, "five five five one two three four five six seven"},
+	{0, "and your email address"},
+	{1, "my email is john at example dot com"},
+}
+
+// SynthesizePIICall speaks piiLines in turn, 0.6 s apart. It skips the test
+// where flite or sox is missing (make deps-speech).
+func SynthesizePIICall(t *testing.T) PIICall {
+	t.Helper()
+	for _, tool := range []string{"flite", "sox"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed; run make deps-speech", tool)
+		}
+	}
+	dir := t.TempDir()
+	gap := int(0.6 * WAVSampleRate)
+	var ch [2][]int16
+	var secretAt []int // the middle frame of each User line
+	at := gap
+	for i, l := range piiLines {
+		pcm := fliteSpeech(t, dir, i, []string{"slt", "rms"}[l.speaker], l.text)
+		for c := range ch {
+			if len(ch[c]) < at+len(pcm)+gap {
+				ch[c] = append(ch[c], make([]int16, at+len(pcm)+gap-len(ch[c]))...)
+			}
+		}
+		copy(ch[l.speaker][at:], pcm)
+		if l.speaker == 1 {
+			secretAt = append(secretAt, at+len(pcm)/2)
+		}
+		at += len(pcm) + gap
+	}
+	audio := decode.EncodeWAV(WAVSampleRate, ch[0], ch[1])
+	var secretAudio [][]byte
+	for _, frame := range secretAt {
+		off := 44 + 4*frame // the canonical header, then 2 channels of 16 bits a frame
+		secretAudio = append(secretAudio, audio[off:off+256])
+	}
+	return PIICall{
+		Audio:       audio,
+		SecretAudio: secretAudio,
+		Secrets: []string{
+			"four two four two", "4242424242424242", "4242 4242", "five five five one", "5551234567", "555-123",
+			"john at example", "example dot com", "john@example",
+		},
+	}
+}
+
+// RedactionPlaces are where a stack could keep what a job saw: files and
+// directories whose every byte is searched for a call's secrets once its
+// jobs are done (a database file and its WAL, the audio directory, the
+// temporary directories the service used, its captured logs).
+type RedactionPlaces func() []string
+
+// RunRedactedCall uploads a PIICall with redact_pii=true to a target running
+// a real speech engine and checks that: the transcript has a card, a phone
+// number and an e-mail address as [REDACTED:...] tokens and no secret; the
+// result counts them; the stored audio is a 1 kHz tone over every redacted
+// word on both channels; a summary made from it, its exports and a text-only
+// tags job asked with redact_pii see no secret; and, when places is not nil,
+// no file it names holds a secret, in words or in the recording's bytes.
+func RunRedactedCall(t *testing.T, target Target, opts Options, call PIICall, places RedactionPlaces) {
+	s := newSuite(t, target, opts)
+	a := s.newAccount(t)
+	yes := "true"
+	id := a.MustUpload(t, Upload{Filename: "pii-call.wav", Data: call.Audio, Language: "en", RedactPII: &yes})
+	if id == "" {
+		t.FailNow()
+	}
+	r := s.mustSucceed(t, a, id)
+	noSecrets := func(what string, b []byte) {
+		t.Helper()
+		low := bytes.ToLower(b)
+		for _, secret := range call.Secrets {
+			if bytes.Contains(low, []byte(strings.ToLower(secret))) {
+				t.Errorf("%s holds %q: %s", what, secret, b)
+			}
+		}
+	}
+	noSecrets("the transcription", r.Raw)
+	for _, token := range []string{"[REDACTED:CARD]", "[REDACTED:PHONE]", "[REDACTED:EMAIL]"} {
+		if !bytes.Contains(r.Raw, []byte(token)) {
+			t.Errorf("the transcript has no %s: %s", token, r.Raw)
+		}
+	}
+	res, _ := r.Body["result"].(map[string]any)
+	for _, sv := range res["transcript"].([]any) {
+		seg := sv.(map[string]any)
+		t.Logf("%v: %v", seg["speaker_alias"], seg["text"])
+	}
+	red, _ := res["redaction"].(map[string]any)
+	cats, _ := red["categories"].(map[string]any)
+	for _, c := range []string{"card", "phone", "email"} {
+		if n, _ := num(cats[c]); n < 1 {
+			t.Errorf("redaction %v: want at least one %s", red, c)
+		}
+	}
+	if red["audio"] != "toned" {
+		t.Errorf("redaction.audio = %v, want toned", red["audio"])
+	}
+
+	// The stored audio, through the player's link: a tone wherever a token
+	// word is (the word's own time; the tone is padded beyond it).
+	link := s.c.do(t, http.MethodGet, "/dashboard/jobs/"+id+"/audio", nil, withBearer(a.Token))
+	if expectStatus(t, link, http.StatusOK) {
+		status, stored := fetchRange(t, link.Str("url"), "")
+		audio, err := decode.DecodeWAV(stored)
+		if status != http.StatusOK || err != nil {
+			t.Fatalf("audio: %d, %v", status, err)
+		}
+		toned := 0
+		for _, sv := range res["transcript"].([]any) {
+			words, _ := sv.(map[string]any)["words"].([]any)
+			for _, wv := range words {
+				w := wv.(map[string]any)
+				if !strings.HasPrefix(w["text"].(string), "[REDACTED:") {
+					continue
+				}
+				start, _ := num(w["start"])
+				end, _ := num(w["end"])
+				from, to := int(start*WAVSampleRate), int(end*WAVSampleRate)
+				for c, samples := range audio.Channels {
+					if share := toneShare(samples[from:min(to, len(samples))]); share < 0.9 {
+						t.Errorf("channel %d %.2f-%.2f s (%s): 1 kHz share %.2f, want a tone", c, start, end, w["text"], share)
+					}
+				}
+				toned++
+			}
+		}
+		if toned < 3 {
+			t.Errorf("%d redacted words, want at least 3", toned)
+		}
+		if share := toneShare(audio.Channels[0][:int(0.5*WAVSampleRate)]); share > 0.5 {
+			t.Errorf("the call's first half second is a tone (share %.2f): more than the redacted words was toned", share)
+		}
+	}
+
+	for _, format := range []string{"txt", "json", "srt"} {
+		f := s.c.download(t, "/v1/transcriptions/"+id+"/export?format="+format, withBearer(a.APIKey))
+		if expectStatus(t, f, http.StatusOK) {
+			noSecrets("the "+format+" export", f.Raw)
+		}
+	}
+	summary := a.MustDerive(t, "summary", map[string]any{"transcription_job_id": id})
+	if summary != "" {
+		noSecrets("the summary", s.mustSucceed(t, a, summary).Raw)
+	}
+	tags := a.MustDerive(t, "tags", map[string]any{
+		"transcript_text": "User: my card is 4242 4242 4242 4242, call me on 555-123-4567 or mail john@example.com",
+		"redact_pii":      true,
+	})
+	if tags != "" {
+		tr := s.mustSucceed(t, a, tags)
+		noSecrets("the tags job", tr.Raw)
+		res, _ := tr.Body["result"].(map[string]any)
+		red, _ := res["redaction"].(map[string]any)
+		cats, _ := red["categories"].(map[string]any)
+		for _, c := range []string{"card", "phone", "email"} {
+			if n, _ := num(cats[c]); n != 1 {
+				t.Errorf("the tags job's redaction %v: want one %s", red, c)
+			}
+		}
+	}
+	expectError(t, a.Derive(t, "tags", map[string]any{"transcript_text": "hello", "redact_pii": "yes"}), http.StatusBadRequest, "INVALID_REDACT_PII")
+	bad := "maybe"
+	expectError(t, a.Upload(t, Upload{Filename: "pii-call.wav", Data: call.Audio, RedactPII: &bad}), http.StatusBadRequest, "INVALID_REDACT_PII")
+
+	if places == nil {
+		return
+	}
+	searched := 0
+	for _, root := range places() {
+		_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return nil
+			}
+			searched++
+			noSecrets(path, b)
+			for i, chunk := range call.SecretAudio {
+				if bytes.Contains(b, chunk) {
+					t.Errorf("%s holds the unredacted recording of value %d", path, i+1)
+				}
+			}
+			return nil
+		})
+	}
+	if searched == 0 {
+		t.Error("no file was searched for the secrets")
+	}
+	t.Logf("searched %d files for the call's secrets", searched)
+}
+
+// toneShare is the share of samples' energy at 1 kHz (Goertzel): near 1 for
+// the redaction tone, near 0 for speech or silence.
+func toneShare(samples []int16) float64 {
+	if len(samples) == 0 {
+		return 0
+	}
+	k := 2 * math.Cos(2*math.Pi*1000/WAVSampleRate)
+	var s1, s2, total float64
+	for _, x := range samples {
+		v := float64(x) / math.MaxInt16
+		s0 := v + k*s1 - s2
+		s2, s1 = s1, s0
+		total += v * v
+	}
+	if total == 0 {
+		return 0
+	}
+	return 2 * (s1*s1 + s2*s2 - k*s1*s2) / (float64(len(samples)) * total)
+}
