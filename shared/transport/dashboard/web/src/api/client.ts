@@ -36,6 +36,11 @@ export function whenSessionLost(f: () => void): void {
 }
 
 function sessionLost(): void {
+  // A page's requests fail together; the first 401 signs out and navigates.
+  // A later one acting again would render the sign-in page a second time (the
+  // first navigation's hashchange still pending), and that page would find
+  // the expiry message already taken.
+  if (!session()) return;
   clearSession();
   onSessionLost();
 }
