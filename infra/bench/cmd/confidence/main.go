@@ -16,7 +16,8 @@
 // one; the call sets and LibriVox are held out. With -compare it also checks,
 // by two-fold cross-validation over the dev calls, whether a logistic model
 // on the log-odds of the posterior, the word's duration and its length beats
-// the isotonic map.
+// the isotonic map (it may be fitted instead with -model logistic: Platt
+// scaling, written as the same kind of curve).
 //
 // Usage:
 //
@@ -59,6 +60,7 @@ func main() {
 	out := flag.String("out", "", "with -fit, write the map here")
 	compare := flag.Bool("compare", false, "compare the isotonic map with a logistic model by two-fold cross-validation on the dev calls")
 	bins := flag.Bool("bins", true, "print each set's reliability table")
+	model := flag.String("model", "isotonic", "with -fit, the map's model: isotonic (chosen by -compare on dev: logistic did not beat its ECE) or logistic (on the posterior's log-odds)")
 	flag.Parse()
 
 	data := map[string][]record{}
@@ -83,13 +85,34 @@ func main() {
 			if len(recs) == 0 {
 				fatal(fmt.Errorf("no words of %s in %s: run make bench-confidence first", f.set, *dir))
 			}
-			c, err := isotonic(recs)
+			var c sphinx.ConfidenceCurve
+			var err error
+			switch *model {
+			case "isotonic":
+				c, err = isotonic(recs)
+			case "logistic":
+				c, err = logisticCurve(recs)
+			default:
+				err = fmt.Errorf("unknown model %q", *model)
+			}
 			if err != nil {
 				fatal(err)
 			}
 			*f.curve = c
 		}
-		m.TrainedOn = fmt.Sprintf("isotonic regression (blocks of at least %d words) on the ASR dev set's recognised words scored against the reference: narrowband on dev (8 kHz, %d words), wideband on dev-16k (%d words)", minBlock, len(data["dev"]), len(data["dev-16k"]))
+		how := fmt.Sprintf("isotonic regression (blocks of at least %d words)", minBlock)
+		if *model == "logistic" {
+			how = "logistic regression on the posterior's log-odds, sampled at knots every 0.5 in log-odds"
+		}
+		items := func(recs []record) int {
+			seen := map[string]bool{}
+			for _, r := range recs {
+				seen[r.Item] = true
+			}
+			return len(seen)
+		}
+		m.TrainedOn = fmt.Sprintf("%s on the ASR dev set's recognised words scored against the reference: narrowband on dev (8 kHz, %d calls, %d words), wideband on dev-16k (%d calls, %d words)",
+			how, items(data["dev"]), len(data["dev"]), items(data["dev-16k"]), len(data["dev-16k"]))
 		if *out != "" {
 			b, err := json.MarshalIndent(m, "", "  ")
 			if err != nil {
@@ -156,6 +179,28 @@ func isotonic(recs []record) (sphinx.ConfidenceCurve, error) {
 	return train.FitIsotonic(post, right, minBlock)
 }
 
+// logisticCurve fits P(correct) = σ(a + b·logit(posterior)) (Platt
+// scaling) and writes it as the engine's piecewise-linear curve: knots every
+// 0.5 in log-odds from -10 to 14 (posteriors 0.00005 to 0.999999), flat
+// beyond, where the decoder's posteriors lie.
+func logisticCurve(recs []record) (sphinx.ConfidenceCurve, error) {
+	var x [][]float64
+	var y []bool
+	for _, r := range recs {
+		x, y = append(x, features(r)[:1]), append(y, r.Correct)
+	}
+	w := train.FitLogistic(x, y, 1e-3)
+	if w[1] <= 0 {
+		return sphinx.ConfidenceCurve{}, fmt.Errorf("the fitted confidence falls as the posterior rises (slope %g)", w[1])
+	}
+	var c sphinx.ConfidenceCurve
+	for z := -10.0; z <= 14; z += 0.5 {
+		c.Posterior = append(c.Posterior, 1/(1+math.Exp(-z)))
+		c.Confidence = append(c.Confidence, train.Logistic(w, []float64{z}))
+	}
+	return c, c.Check()
+}
+
 // scores are the records' raw posteriors, their confidences under m and
 // their outcomes.
 func scores(recs []record, m *sphinx.ConfidenceMap) (raw, cal []float64, right []bool) {
@@ -219,19 +264,22 @@ func compareOnDev(recs []record, name string) {
 		if err != nil {
 			fatal(err)
 		}
-		var x, x1 [][]float64
+		var x [][]float64
 		var y []bool
 		for _, r := range fitRecs {
 			f := features(r)
-			x, x1, y = append(x, f), append(x1, f[:1]), append(y, r.Correct)
+			x, y = append(x, f), append(y, r.Correct)
 		}
 		w := train.FitLogistic(x, y, 1e-3)
-		w1 := train.FitLogistic(x1, y, 1e-3)
+		platt, err := logisticCurve(fitRecs)
+		if err != nil {
+			fatal(err)
+		}
 		for _, r := range testRecs {
 			f := features(r)
 			iso = append(iso, curve.Apply(r.Posterior))
 			logit = append(logit, train.Logistic(w, f))
-			plattOnly = append(plattOnly, train.Logistic(w1, f[:1]))
+			plattOnly = append(plattOnly, platt.Apply(r.Posterior))
 			right = append(right, r.Correct)
 		}
 	}
@@ -239,7 +287,7 @@ func compareOnDev(recs []record, name string) {
 	for _, m := range []struct {
 		name string
 		conf []float64
-	}{{"isotonic on the posterior", iso}, {"logistic on log-odds", plattOnly}, {"logistic on log-odds, duration, letters", logit}} {
+	}{{"isotonic on the posterior", iso}, {"logistic on log-odds (as the engine applies it)", plattOnly}, {"logistic on log-odds, duration, letters", logit}} {
 		_, ece := train.Calibration(m.conf, right, 10)
 		var ll, brier float64
 		for i, c := range m.conf {
