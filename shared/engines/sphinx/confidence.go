@@ -11,11 +11,13 @@ import (
 
 // The decoder's word posterior (ps_seg_prob in the best-path lattice) ranks
 // words well but is not a probability of being right: on the bench's speech
-// it is near 1 for most words, wrong ones included. A ConfidenceMap turns it
-// into one: a monotone curve per band, fitted by isotonic regression
-// (pool-adjacent-violators) on the ASR dev set's words scored against their
-// reference (package train's FitIsotonic, run by infra/bench/cmd/confidence,
-// make confidence-map). Monotone, so the map keeps the posterior's ranking of
+// most words it puts between 0.1 and 0.5 are right. A ConfidenceMap turns it
+// into one: a monotone curve per band, fitted on the ASR dev set's words
+// scored against their reference (infra/bench/cmd/confidence, make
+// confidence-map, with package train's fits). The shipped curves are logistic
+// in the posterior's log-odds (Platt scaling), sampled at knots; on the dev
+// set's cross-validation that beat isotonic regression, which the same file
+// format also holds. Monotone, so the map keeps the posterior's ranking of
 // words; the figures are in infra/bench/README.md ("Word confidence").
 
 // ConfidenceMap maps a word's lattice posterior to a calibrated confidence,
