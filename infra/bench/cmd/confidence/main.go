@@ -13,11 +13,12 @@
 //
 // The map is fitted on the ASR dev set only: "dev" (8 kHz) for the
 // narrowband curve and "dev-16k" (the same calls at 16 kHz) for the wideband
-// one; the call sets and LibriVox are held out. With -compare it also checks,
-// by two-fold cross-validation over the dev calls, whether a logistic model
-// on the log-odds of the posterior, the word's duration and its length beats
-// the isotonic map (it may be fitted instead with -model logistic: Platt
-// scaling, written as the same kind of curve).
+// one; the call sets and LibriVox are held out. The model is logistic
+// regression on the posterior's log-odds (Platt scaling), written as a
+// piecewise-linear curve, or with -model isotonic an isotonic regression.
+// -compare scores both, and logistic regression on the log-odds, the word's
+// duration and its length, by two-fold cross-validation over the dev calls:
+// the choice between them is made there, never on a held-out set.
 //
 // Usage:
 //
