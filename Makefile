@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO    ?= go
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: run test soak check-generated deps deps-speech deps-aws deps-web web build test-go fuzz bench-asr bench-insights train-insights check-model bench-api bench-coldstart bench narrowband-map narrowband-adapt lm-text word-clusters word-vectors run-aws-local deploy clean
+.PHONY: run test soak check-generated deps deps-speech deps-aws deps-web web build test-go fuzz bench-asr bench-confidence confidence-map bench-insights train-insights check-model bench-api bench-coldstart bench narrowband-map narrowband-adapt lm-text word-clusters word-vectors run-aws-local deploy clean
 
 ## run: start the whole service locally on the embedded stack (SQLite, disk, in-process queue),
 ## with the web dashboard at / (built first).
@@ -56,6 +56,18 @@ fuzz:
 
 bench-asr: deps-speech
 	@bash infra/bench/asr.sh
+
+## bench-confidence: how well the speech engine's word confidences are calibrated (reliability
+## tables and ECE of the raw posterior and of the built-in map) on the dev sets and the held-out
+## speech sets; see infra/bench/README.md ("Word confidence").
+bench-confidence: deps-speech
+	@ASR_VARIANTS="dev dev-16k 8k 16k librivox librivox-8k" ASR_WORDS_DIR=.cache/confidence bash infra/bench/asr.sh
+	$(GO) run ./infra/bench/cmd/confidence -dir .cache/confidence -compare
+
+## confidence-map: refit the word-confidence map (shared/engines/sphinx/confidence_map.json) on the
+## ASR dev set's words as make bench-confidence last recorded them (dev and dev-16k only).
+confidence-map:
+	$(GO) run ./infra/bench/cmd/confidence -dir .cache/confidence -fit -out shared/engines/sphinx/confidence_map.json
 
 ## narrowband-map: refit the speech engine's 8 kHz feature map (shared/engines/sphinx/narrowband_map.json)
 ## from speech synthesised by voices the ASR bench does not use; see the README.

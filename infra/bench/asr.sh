@@ -13,6 +13,8 @@
 # feature map was chosen on: the first 24 of the 48 original labelled calls
 # (testdata/insights/callNN.txt, two digits; not the three-digit calls),
 # same voices, 8 kHz WAV. Choose engine changes on it, not on the call set.
+# "dev-16k" is the same dev set synthesised at 16 kHz (the word-confidence
+# map has a curve per band and is fitted on dev only).
 # The "tagger-dev" variant decodes the tagger's dev split (testdata/insights-dev,
 # 37 calls written by other hands than the original 48, in six styles) the same
 # way: the domain LM reads calls 25-48 of the original set, written next to the
@@ -25,7 +27,9 @@
 # boosts them for that call only). Tune the keyterm weight on dev only
 # (ASR_ARGS="-keyterm-weight W"), never on the call set.
 #
-# Environment: ASR_VARIANTS (default "16k 8k 8k-mp3 librivox librivox-8k"; add "dev", "tagger-dev"), ASR_ARGS (extra
+# Environment: ASR_VARIANTS (default "16k 8k 8k-mp3 librivox librivox-8k"; add "dev", "dev-16k", "tagger-dev"),
+# ASR_WORDS_DIR (when set, each variant also writes its recognised words,
+# scored against the reference, to DIR/VARIANT.jsonl for cmd/confidence), ASR_ARGS (extra
 # asrbench flags, e.g. "-lm-weight -1" to measure without the domain LM, or
 # "-no-narrowband-mllr" without the 8 kHz MLLR transforms, "-no-speaker-adapt" without
 # the second, speaker-adapted pass over each 8 kHz channel),
@@ -41,7 +45,7 @@ if [[ $AGENT_VOICE != slt ]]; then
 fi
 VARIANTS=${ASR_VARIANTS:-"16k 8k 8k-mp3 librivox librivox-8k"}
 LIBRIVOX=/usr/share/pocketsphinx/test/data/librivox
-mkdir -p "$CACHE/bin" "$CACHE/calls16k" "$CACHE/calls8k" "$CACHE/dev8k" "$CACHE/tagger-dev8k"
+mkdir -p "$CACHE/bin" "$CACHE/calls16k" "$CACHE/calls8k" "$CACHE/dev8k" "$CACHE/dev16k" "$CACHE/tagger-dev8k"
 
 go build -o "$CACHE/bin/synthcall" ./infra/bench/cmd/synthcall
 go build -o "$CACHE/bin/asrbench" ./infra/bench/cmd/asrbench
@@ -65,6 +69,15 @@ if [[ " $VARIANTS " == *" dev "* || " $VARIANTS " == *" dev-keyterms "* ]]; then
 		name=$(basename "$f" .txt)
 		if [[ ! "$CACHE/dev8k/$name.json" -nt "$f" ]]; then
 			"$CACHE/bin/synthcall" -in "$f" -out "$CACHE/dev8k/$name.wav" -rate 8000 -ref "$CACHE/dev8k/$name.json" -agent-voice "$AGENT_VOICE"
+		fi
+	done
+fi
+
+if [[ " $VARIANTS " == *" dev-16k "* ]]; then
+	for f in $(ls testdata/insights/call[0-9][0-9].txt | sort | head -n 24); do
+		name=$(basename "$f" .txt)
+		if [[ ! "$CACHE/dev16k/$name.json" -nt "$f" ]]; then
+			"$CACHE/bin/synthcall" -in "$f" -out "$CACHE/dev16k/$name.wav" -rate 16000 -ref "$CACHE/dev16k/$name.json" -agent-voice "$AGENT_VOICE"
 		fi
 	done
 fi
@@ -93,6 +106,7 @@ for v in $VARIANTS; do
 	8k-keyterms) args=(-calls "$CACHE/calls8k" -ext wav -label "8 kHz WAV+keyterms" -keyterms testdata/keyterms/calls.json -use-keyterms) ;;
 	8k-mp3) args=(-calls "$CACHE/calls8k" -ext mp3 -label "8 kHz MP3") ;;
 	dev) args=(-calls "$CACHE/dev8k" -ext wav -label "dev set 8 kHz WAV" -keyterms testdata/keyterms/dev.json) ;;
+	dev-16k) args=(-calls "$CACHE/dev16k" -ext wav -label "dev set 16 kHz WAV" -keyterms testdata/keyterms/dev.json) ;;
 	dev-keyterms) args=(-calls "$CACHE/dev8k" -ext wav -label "dev set+keyterms" -keyterms testdata/keyterms/dev.json -use-keyterms) ;;
 	tagger-dev) args=(-calls "$CACHE/tagger-dev8k" -ext wav -label "tagger dev split 8 kHz WAV") ;;
 	librivox)
@@ -121,6 +135,10 @@ for v in $VARIANTS; do
 		;;
 	*) echo "unknown variant $v" >&2; exit 2 ;;
 	esac
+	if [[ -n ${ASR_WORDS_DIR:-} ]]; then
+		mkdir -p "$ASR_WORDS_DIR"
+		args+=(-words-out "$ASR_WORDS_DIR/$v.jsonl")
+	fi
 	# shellcheck disable=SC2086
 	GOMAXPROCS=1 taskset -c "$core" "$CACHE/bin/asrbench" "${args[@]}" ${ASR_ARGS:-} >"$out" 2>&1 &
 	pids+=($!)

@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"mime/multipart"
 	"net/http"
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/callscribe/callscribe/shared/audio/decode"
 	"github.com/callscribe/callscribe/shared/callscribe"
@@ -33,16 +35,26 @@ func NewTranscriber(client *Client, model string, agentChannel int) *Transcriber
 	return &Transcriber{client: client, model: model, agentChannel: agentChannel}
 }
 
-// transcriptionResponse is the verbose_json answer.
+// transcriptionResponse is the verbose_json answer. Words is there when the
+// server honours timestamp_granularities[]=word (OpenAI puts them at the top
+// level; some compatible servers put each segment's in the segment).
 type transcriptionResponse struct {
 	Text     string  `json:"text"`
 	Language string  `json:"language"`
 	Duration float64 `json:"duration"`
 	Segments []struct {
-		Start float64 `json:"start"`
-		End   float64 `json:"end"`
-		Text  string  `json:"text"`
+		Start float64        `json:"start"`
+		End   float64        `json:"end"`
+		Text  string         `json:"text"`
+		Words []responseWord `json:"words"`
 	} `json:"segments"`
+	Words []responseWord `json:"words"`
+}
+
+type responseWord struct {
+	Word  string  `json:"word"`
+	Start float64 `json:"start"`
+	End   float64 `json:"end"`
 }
 
 // silentPeak is the peak below which a channel is treated as silent and not
@@ -138,7 +150,10 @@ func peak(pcm []int16) int {
 func (t *Transcriber) send(ctx context.Context, audio []byte, filename, language string, keyterms []string) (*transcriptionResponse, error) {
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
-	fields := [][2]string{{"model", t.model}, {"response_format", "verbose_json"}, {"timestamp_granularities[]", "segment"}}
+	// Both granularities: asking for words alone makes OpenAI leave out the
+	// segments. A server that ignores the word granularity still answers
+	// with segments, which then carry no words.
+	fields := [][2]string{{"model", t.model}, {"response_format", "verbose_json"}, {"timestamp_granularities[]", "segment"}, {"timestamp_granularities[]", "word"}}
 	if lang := primaryLanguage(language); lang != "" {
 		fields = append(fields, [2]string{"language", lang})
 	}
@@ -196,7 +211,8 @@ func (t *Transcriber) result(resps []*transcriptionResponse, duration float64, h
 		if detected == "" {
 			detected = languageCode(r.Language)
 		}
-		for _, s := range r.Segments {
+		perSegment := segmentWords(r)
+		for i, s := range r.Segments {
 			text := strings.TrimSpace(s.Text)
 			if text == "" {
 				continue
@@ -208,6 +224,7 @@ func (t *Transcriber) result(resps []*transcriptionResponse, duration float64, h
 				TimeEnd:      s.End,
 				SpeakerID:    ch,
 				SpeakerAlias: callscribe.SpeakerAlias(ch, t.agentChannel),
+				Words:        fitWords(text, perSegment[i], s.Start, s.End),
 			})
 		}
 	}
@@ -220,6 +237,71 @@ func (t *Transcriber) result(resps []*transcriptionResponse, duration float64, h
 		res.Language = &detected
 	}
 	return res
+}
+
+// segmentWords gives each of r's segments its words: the segment's own when
+// the server nests them, otherwise the answer's top-level words, each to the
+// non-empty segment that holds its midpoint (or, between segments, the
+// nearest one).
+func segmentWords(r *transcriptionResponse) [][]responseWord {
+	out := make([][]responseWord, len(r.Segments))
+	nested := false
+	for i, s := range r.Segments {
+		if len(s.Words) > 0 {
+			out[i], nested = s.Words, true
+		}
+	}
+	if nested {
+		return out
+	}
+	for _, w := range r.Words {
+		mid := (w.Start + w.End) / 2
+		best, bestGap := -1, math.Inf(1)
+		for i, s := range r.Segments {
+			if strings.TrimSpace(s.Text) == "" {
+				continue
+			}
+			gap := max(s.Start-mid, mid-s.End, 0)
+			if gap < bestGap {
+				best, bestGap = i, gap
+			}
+		}
+		if best >= 0 {
+			out[best] = append(out[best], w)
+		}
+	}
+	return out
+}
+
+// fitWords makes a segment's words from the server's: one per word of its
+// text, so when the server's words do not line up one to one with the text
+// (a count that differs) the segment carries none. A word keeps the server's
+// spelling when it is the text's word up to punctuation and case, and takes
+// the text's otherwise. Times are clamped inside the segment and never go
+// back; confidence is null, since Whisper gives none.
+func fitWords(text string, words []responseWord, start, end float64) []callscribe.Word {
+	fields := strings.Fields(text)
+	if len(words) == 0 || len(words) != len(fields) {
+		return nil
+	}
+	out := make([]callscribe.Word, len(words))
+	prev := start
+	for i, w := range words {
+		t := strings.TrimSpace(w.Word)
+		if !strings.EqualFold(trimPunct(t), trimPunct(fields[i])) || t == "" {
+			t = fields[i]
+		}
+		ws := min(max(w.Start, prev), end)
+		we := min(max(w.End, ws), end)
+		out[i] = callscribe.Word{Text: t, Start: ws, End: we}
+		prev = we
+	}
+	return out
+}
+
+// trimPunct strips the punctuation a transcript's text puts around a word.
+func trimPunct(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool { return unicode.IsPunct(r) || unicode.IsSymbol(r) })
 }
 
 // primaryLanguage turns a BCP-47 hint ("en-US") into the ISO-639-1 code these

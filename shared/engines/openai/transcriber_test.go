@@ -21,9 +21,11 @@ import (
 // uploaded WAV and answers from its first sample, so each channel can be given
 // its own transcript.
 type fakeWhisper struct {
-	t       *testing.T
-	mu      sync.Mutex
-	forms   []map[string]string
+	t     *testing.T
+	mu    sync.Mutex
+	forms []map[string]string
+	// values are each request's form fields with all their values.
+	values  []map[string][]string
 	answers map[int16]string // first sample -> verbose_json body
 	status  int
 	raw     string
@@ -57,6 +59,7 @@ func (f *fakeWhisper) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	form["filename"] = hdr.Filename
 	f.mu.Lock()
 	f.forms = append(f.forms, form)
+	f.values = append(f.values, r.MultipartForm.Value)
 	f.mu.Unlock()
 	if f.delay > 0 {
 		select {
@@ -136,6 +139,11 @@ func TestTranscriberStereo(t *testing.T) {
 	if fmt.Sprint(res.Transcript) != fmt.Sprint(want) {
 		t.Errorf("transcript\n got %+v\nwant %+v", res.Transcript, want)
 	}
+	for _, s := range res.Transcript {
+		if s.Words != nil || s.Confidence != nil {
+			t.Errorf("segment %q: words %v confidence %v from a server that gave no words", s.Text, s.Words, s.Confidence)
+		}
+	}
 	if *res.WordsCount != 10 || *res.Language != "en" || res.DurationSeconds != 1 {
 		t.Errorf("words %d language %q duration %v", *res.WordsCount, *res.Language, res.DurationSeconds)
 	}
@@ -146,6 +154,88 @@ func TestTranscriberStereo(t *testing.T) {
 		if f["model"] != "whisper-1" || f["response_format"] != "verbose_json" || f["timestamp_granularities[]"] != "segment" || f["language"] != "en" {
 			t.Errorf("form fields %v", f)
 		}
+	}
+}
+
+// A server that honours timestamp_granularities[]=word answers with the
+// words at the top level (as OpenAI does); each goes to the segment that
+// holds it, timed inside it. A server that ignores it answers with segments
+// alone, which then carry no words (TestTranscriberStereo).
+func TestTranscriberWordTimings(t *testing.T) {
+	type w = responseWord
+	answer := func(segs []map[string]any, words []w) string {
+		b, _ := json.Marshal(map[string]any{"task": "transcribe", "language": "english", "duration": 8.0, "text": "", "segments": segs, "words": words})
+		return string(b)
+	}
+	tr, fake := newFake(t, &fakeWhisper{answers: map[int16]string{
+		// The Agent's words: "calling" ends just past its segment and is
+		// clamped; "Anything" starts between the segments, nearer the second.
+		1000: answer([]map[string]any{
+			{"start": 0.5, "end": 2.0, "text": " Thank you for calling."},
+			{"start": 4.0, "end": 5.5, "text": " Anything else?"},
+		}, []w{{"Thank", 0.5, 0.8}, {"you", 0.8, 1.0}, {"for", 1.0, 1.3}, {"calling", 1.3, 2.1}, {"Anything", 3.9, 4.6}, {"else", 4.6, 5.2}}),
+		// The User's: the server's words do not line up with the text (one
+		// word short), so that segment carries none.
+		2000: answer([]map[string]any{
+			{"start": 2.2, "end": 3.8, "text": " My bill is wrong."},
+		}, []w{{"My", 2.2, 2.5}, {"bill", 2.5, 2.9}, {"wrong", 3.2, 3.8}}),
+	}}, 5*time.Second, "/v1")
+	res, err := tr.Transcribe(context.Background(), callscribe.TranscriptionRequest{Audio: stereo(t, 1000, 2000), Format: callscribe.FormatWAV, Language: "en-US"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Transcript) != 3 {
+		t.Fatalf("transcript %+v", res.Transcript)
+	}
+	words := func(ws []callscribe.Word) string {
+		var out []string
+		for _, w := range ws {
+			if w.Confidence != nil {
+				t.Errorf("word %q has confidence %v, want null", w.Text, *w.Confidence)
+			}
+			out = append(out, fmt.Sprintf("%s %.1f-%.1f", w.Text, w.Start, w.End))
+		}
+		return strings.Join(out, ", ")
+	}
+	for i, want := range []string{
+		"Thank 0.5-0.8, you 0.8-1.0, for 1.0-1.3, calling 1.3-2.0",
+		"",
+		"Anything 4.0-4.6, else 4.6-5.2",
+	} {
+		s := res.Transcript[i]
+		if got := words(s.Words); got != want {
+			t.Errorf("segment %d %q words %q, want %q", i, s.Text, got, want)
+		}
+		if s.Confidence != nil {
+			t.Errorf("segment %d confidence %v, want none", i, *s.Confidence)
+		}
+	}
+	for _, v := range fake.values {
+		if g := v["timestamp_granularities[]"]; len(g) != 2 || g[0] != "segment" || g[1] != "word" {
+			t.Errorf("timestamp_granularities[] %q, want segment and word", g)
+		}
+	}
+}
+
+// Servers that nest each segment's words in the segment (faster-whisper
+// style) are read as they are, without regrouping by time.
+func TestTranscriberNestedWordTimings(t *testing.T) {
+	b, _ := json.Marshal(map[string]any{"language": "en", "duration": 3.0, "text": "Hello there.", "segments": []map[string]any{
+		{"start": 0.2, "end": 1.4, "text": "Hello there.", "words": []map[string]any{
+			{"word": " Hello", "start": 0.2, "end": 0.7, "probability": 0.9}, {"word": " there.", "start": 0.7, "end": 1.4, "probability": 0.8},
+		}},
+	}})
+	tr, _ := newFake(t, &fakeWhisper{answers: map[int16]string{1000: string(b)}}, 5*time.Second, "/v1")
+	res, err := tr.Transcribe(context.Background(), callscribe.TranscriptionRequest{Audio: stereo(t, 1000, 0), Format: callscribe.FormatWAV})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Transcript) != 1 {
+		t.Fatalf("transcript %+v", res.Transcript)
+	}
+	ws := res.Transcript[0].Words
+	if len(ws) != 2 || ws[0].Text != "Hello" || ws[1].Text != "there." || ws[0].Start != 0.2 || ws[1].End != 1.4 || ws[0].Confidence != nil {
+		t.Errorf("words %+v", ws)
 	}
 }
 

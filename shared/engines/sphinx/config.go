@@ -51,6 +51,12 @@ type Config struct {
 	SpeakerAdaptation       bool
 	SpeakerAdaptationWeight float64
 	SphinxTrainDir          string
+	// ConfidenceMap maps each word's lattice posterior to a calibrated
+	// confidence (confidence.go); nil means the built-in map
+	// (confidence_map.json). DisableConfidenceCalibration reports the
+	// posterior itself, as the bench that fits the map needs.
+	ConfidenceMap                *ConfidenceMap
+	DisableConfidenceCalibration bool
 	// ExtraArgs are appended to the decoder's arguments (tuning, benches).
 	ExtraArgs []string
 	Logger    *slog.Logger

@@ -5,14 +5,17 @@
 // the sphinxbase front end's voice activity detector, and decodes each region as
 // its own utterance, which keeps word times exact; decoding a long file as one
 // utterance drifts by seconds. Each segment carries its words with their
-// times and, as confidence, the word's posterior probability in the decoder's
-// best-path lattice (ps_seg_prob); that posterior is not calibrated against
-// other engines' confidences. The stock English LM is interpolated (weight
-// 0.5) with a call-centre trigram LM that this package builds at start-up from
-// in-domain text (lmdata/): a few hundred hand-written sentences and the
-// sentences of the tagger's training calls (train/lmtext.go says which calls
-// and why), never a sentence of an evaluation set. The stock LM was trained on
-// read text; what a support call says, and in what order, it barely knows.
+// times and a confidence: the word's posterior probability in the decoder's
+// best-path lattice (ps_seg_prob) put through a monotone map per band
+// (confidence.go, confidence_map.json) fitted on the ASR dev set's words, so
+// that a confidence reads as the share of such words that are right (make
+// bench-confidence measures how nearly, on held-out sets). The stock English
+// LM is interpolated (weight 0.5) with a call-centre trigram LM that this
+// package builds at start-up from in-domain text (lmdata/): a few hundred
+// hand-written sentences and the sentences of the tagger's training calls
+// (train/lmtext.go says which calls and why), never a sentence of an
+// evaluation set. The stock LM was trained on read text; what a support call
+// says, and in what order, it barely knows.
 //
 // Telephone audio (8 kHz) leaves the wideband model's upper filters empty. Its
 // regions are decoded from the decoder's own cepstra after a narrowband feature
@@ -49,8 +52,9 @@
 // Builds without cgo get a stub whose NewTranscriber reports that the embedded
 // engine needs a cgo build.
 //
-// What builds the engine's data files (the narrowband map's fit, the domain
-// LM's text and the list of evaluation sets it must not read) is package
+// What builds the engine's data files (the narrowband map's fit, the
+// confidence map's fit, the domain LM's text and the list of evaluation sets
+// it must not read) is package
 // train (shared/engines/sphinx/train), which imports this one; the service
 // does not link it.
 package sphinx

@@ -59,3 +59,17 @@ func fitWords(words []callscribe.Word, start, end float64) []callscribe.Word {
 	}
 	return out
 }
+
+// calibrate replaces each word's posterior by its confidence under m for
+// audio at the source sample rate rate; a nil m leaves the posteriors.
+func calibrate(words []callscribe.Word, rate int, m *ConfidenceMap) {
+	if m == nil {
+		return
+	}
+	for i := range words {
+		if words[i].Confidence != nil {
+			c := m.Apply(*words[i].Confidence, rate)
+			words[i].Confidence = &c
+		}
+	}
+}

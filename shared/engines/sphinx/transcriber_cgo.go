@@ -35,7 +35,10 @@ type Transcriber struct {
 	// starting point of a channel's speaker adaptation (speaker, nil when off).
 	mappedMLLR, unmappedMLLR *MLLR
 	speaker                  *speakerAdapter
-	closed                   sync.Once
+	// confidence maps word posteriors to confidences; nil reports the
+	// posteriors (Config.DisableConfidenceCalibration).
+	confidence *ConfidenceMap
+	closed     sync.Once
 }
 
 var _ callscribe.Transcriber = (*Transcriber)(nil)
@@ -79,6 +82,17 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 			return nil, fmt.Errorf("sphinx: the built-in narrowband map: %w", err)
 		}
 		t.narrow = m
+	}
+	switch {
+	case cfg.DisableConfidenceCalibration:
+	case cfg.ConfidenceMap != nil:
+		t.confidence = cfg.ConfidenceMap
+	default:
+		m, err := BuiltinConfidenceMap()
+		if err != nil {
+			return nil, fmt.Errorf("sphinx: the built-in confidence map: %w", err)
+		}
+		t.confidence = m
 	}
 	dir, err := os.MkdirTemp("", "callscribe-sphinx-")
 	if err != nil {
@@ -394,6 +408,7 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 			SpeakerID:    ch,
 			SpeakerAlias: alias,
 		}
+		calibrate(spans, rate, t.confidence)
 		seg.Words = fitWords(spans, seg.TimeStart, seg.TimeEnd)
 		seg.Confidence = callscribe.MeanConfidence(seg.Words)
 		out = append(out, seg)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -203,10 +204,14 @@ func TestRecognisesSentenceWithTimes(t *testing.T) {
 		t.Errorf("mono speaker %d %q", s.SpeakerID, s.SpeakerAlias)
 	}
 	checkWords(t, s)
-	// The confidences are the lattice's posteriors, not the 1 (log 0) the
-	// decoder reports when it has no lattice: this line's mean is about 0.86.
+	// The confidences come from the lattice's posteriors, not the 1 (log 0)
+	// the decoder reports when it has no lattice, which the confidence map
+	// would turn into its value at 1 for every word.
 	if s.Confidence == nil || *s.Confidence > 0.99 || *s.Confidence < 0.3 {
 		t.Errorf("segment confidence %v: not a posterior of this line", s.Confidence)
+	}
+	if m, _ := BuiltinConfidenceMap(); s.Confidence != nil && abs(*s.Confidence-m.Apply(1, 16000)) < 1e-9 {
+		t.Errorf("segment confidence %v: every word at posterior 1 (no lattice)", *s.Confidence)
 	}
 	if *res.Language != "en" || *res.WordsCount != len(strings.Fields(s.Text)) {
 		t.Errorf("language %q words %d", *res.Language, *res.WordsCount)
@@ -339,6 +344,18 @@ func abs(v float64) float64 {
 		return -v
 	}
 	return v
+}
+
+// The engine maps posteriors through the built-in confidence map unless
+// told not to (calibrate and the map itself are tested in confidence_test.go).
+func TestConfidenceMapIsLoaded(t *testing.T) {
+	want, err := BuiltinConfidenceMap()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := transcriber(t).confidence; !reflect.DeepEqual(got, want) {
+		t.Errorf("the transcriber's confidence map %+v, want the built-in one", got)
+	}
 }
 
 func TestSilenceOnly(t *testing.T) {

@@ -93,6 +93,7 @@ func main() {
 	noSpeaker := flag.Bool("no-speaker-adapt", false, "decode 8 kHz audio once, without adapting to each channel's speaker (the local stack's SPEAKER_ADAPTATION=off)")
 	speakerWeight := flag.Float64("speaker-weight", 0, "the channel's own transform's share in speaker adaptation (0 default)")
 	verbose := flag.Bool("v", false, "print each hypothesis")
+	wordsOut := flag.String("words-out", "", "write each recognised word (its raw lattice posterior, duration, rate, and whether the alignment to the reference pairs it with the same word) to this JSON-lines file, for cmd/confidence")
 	flag.IntVar(&onlyChannel, "only-channel", -1, "decode only this channel of each call (WAV): the other is silenced, so its WER and the RTF do not count (a quicker look at one channel)")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
@@ -125,6 +126,24 @@ func main() {
 	if *extra != "" {
 		cfg.ExtraArgs = strings.Fields(*extra)
 	}
+	if *wordsOut != "" {
+		// The records carry the decoder's own posterior, which the mapping is
+		// fitted to and applied to.
+		cfg.DisableConfidenceCalibration = true
+		f, err := os.Create(*wordsOut)
+		if err != nil {
+			fatal(err)
+		}
+		records = bufio.NewWriter(f)
+		defer func() {
+			if err := records.Flush(); err != nil {
+				fatal(err)
+			}
+			if err := f.Close(); err != nil {
+				fatal(err)
+			}
+		}()
+	}
 	tr, err := sphinx.NewTranscriber(cfg)
 	if err != nil {
 		fatal(err)
@@ -141,6 +160,67 @@ func main() {
 	}
 	if err != nil {
 		fatal(err)
+	}
+}
+
+// records, when not nil, receives a wordRecord a line (-words-out).
+var records *bufio.Writer
+
+// wordRecord is one recognised word scored against the reference.
+type wordRecord struct {
+	Item      string  `json:"item"` // the call or clip
+	Text      string  `json:"text"`
+	Posterior float64 `json:"posterior"`
+	Duration  float64 `json:"duration"`
+	Rate      int     `json:"rate"`
+	Correct   bool    `json:"correct"`
+}
+
+// writeWords aligns the words of segs (one channel's, or a clip's) to ref and
+// writes a record per word. A word is correct when every token NormalizeText
+// makes of it is paired with the same reference token; a substituted or
+// inserted word is not.
+func writeWords(item string, ref []string, segs []callscribe.Segment, rate int) {
+	if records == nil {
+		return
+	}
+	var (
+		words []callscribe.Word
+		hyp   []string
+		owner []int // owner[k]: the index in words of hyp[k]
+	)
+	for _, s := range segs {
+		for _, w := range s.Words {
+			for _, tok := range sphinx.NormalizeText(w.Text) {
+				hyp = append(hyp, tok)
+				owner = append(owner, len(words))
+			}
+			words = append(words, w)
+		}
+	}
+	correct := make([]bool, len(words))
+	for i := range correct {
+		correct[i] = true
+	}
+	seen := make([]bool, len(words))
+	for _, p := range align(ref, hyp) {
+		if p.h < 0 {
+			continue
+		}
+		seen[owner[p.h]] = true
+		if p.r < 0 || ref[p.r] != hyp[p.h] {
+			correct[owner[p.h]] = false
+		}
+	}
+	enc := json.NewEncoder(records)
+	for i, w := range words {
+		if w.Confidence == nil {
+			continue
+		}
+		rec := wordRecord{Item: item, Text: w.Text, Posterior: *w.Confidence, Duration: math.Round((w.End-w.Start)*100) / 100, Rate: rate, Correct: correct[i] && seen[i]}
+		if err := enc.Encode(rec); err != nil {
+			fatal(err)
+		}
 	}
 }
 
@@ -212,6 +292,10 @@ func benchCalls(tr *sphinx.Transcriber, dir, ext, label string, verbose bool, ke
 		if useKeyterms {
 			req.Keyterms = keyterms[name]
 		}
+		rate, err := sampleRate(audio, ext)
+		if err != nil {
+			return fmt.Errorf("%s: %w", rp, err)
+		}
 		start, cpu0 := time.Now(), cpuTime()
 		res, err := tr.Transcribe(context.Background(), req)
 		if err != nil {
@@ -239,6 +323,13 @@ func benchCalls(tr *sphinx.Transcriber, dir, ext, label string, verbose bool, ke
 			}
 			perChannel[ch].add(refWords, hypWords)
 			all.add(refWords, hypWords)
+			var chSegs []callscribe.Segment
+			for _, s := range res.Transcript {
+				if s.SpeakerID == ch {
+					chSegs = append(chSegs, s)
+				}
+			}
+			writeWords(name, refWords, chSegs, rate)
 			if keyterms != nil {
 				terms.add(refWords, hypWords, keyterms[name])
 			}
@@ -431,6 +522,11 @@ func benchLibrivox(tr *sphinx.Transcriber, dir, label string, verbose bool) erro
 			hyp = append(hyp, sphinx.NormalizeText(s.Text)...)
 		}
 		all.add(sphinx.NormalizeText(text), hyp)
+		rate, err := sampleRate(audio, "wav")
+		if err != nil {
+			return fmt.Errorf("%s: %w", id, err)
+		}
+		writeWords(id, sphinx.NormalizeText(text), res.Transcript, rate)
 		n++
 		if verbose {
 			fmt.Printf("  %s\n    ref: %s\n    hyp: %s\n", id, strings.Join(sphinx.NormalizeText(text), " "), strings.Join(hyp, " "))
@@ -438,6 +534,20 @@ func benchLibrivox(tr *sphinx.Transcriber, dir, label string, verbose bool) erro
 	}
 	fmt.Printf("%-22s clips=%d  WER=%s  RTF=%.3f (CPU %.1fs, wall %.1fs, for %.1fs)  peak RSS=%s\n", label, n, all, cpu.Seconds()/audioSec, cpu.Seconds(), wall.Seconds(), audioSec, peakRSS())
 	return sc.Err()
+}
+
+// sampleRate is the source sample rate of a call's audio, which decides
+// whether the engine treats it as telephone audio.
+func sampleRate(audio []byte, ext string) (int, error) {
+	if ext != "wav" {
+		// The bench's MP3s are made from its 8 kHz WAVs.
+		return 8000, nil
+	}
+	a, err := decode.DecodeWAV(audio)
+	if err != nil {
+		return 0, err
+	}
+	return a.SampleRate, nil
 }
 
 // editDistance is the word-level Levenshtein distance (substitutions,
