@@ -64,6 +64,9 @@ func (m *model) analyze(t callscribe.Transcript) *analysis {
 		}
 		if label, byTurns, ev, ok := customerSentiment(t, model); ok {
 			r.selected, r.byTurns, r.turns = []string{label}, byTurns, ev
+			if !byTurns && !r.byModel {
+				ev["decided_by"] = "lexicon" // the model was not confident or did not run
+			}
 		}
 	}
 	return a

@@ -101,7 +101,7 @@ func customerSentiment(t callscribe.Transcript, model string) (label string, byT
 			scored++
 		}
 	}
-	decidedBy := "model"
+	decidedBy := "model" // the caller says "lexicon" where the lexicon decided
 	if d.ByTurns {
 		decidedBy = "turns"
 	}

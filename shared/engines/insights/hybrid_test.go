@@ -53,3 +53,13 @@ func TestSentimentModelsNonNeutralLabelIsKept(t *testing.T) {
 		t.Fatalf("customer_sentiment %v, evidence %v", res.Tags[callscribe.CategoryCustomerSentiment], ev)
 	}
 }
+
+// A call too short for the model: the lexicon's decision stands unless a turn
+// is strong, and meta_data says the lexicon decided.
+func TestSentimentShortCallLexiconDecides(t *testing.T) {
+	res := tag(t, "Agent: Hello.\nUser: Okay, bye.")
+	ev := res.MetaData["customer_turns"].(map[string]any)
+	if ev["decided_by"] != "lexicon" || one(res, callscribe.CategoryCustomerSentiment) != callscribe.SentimentNeutral {
+		t.Fatalf("customer_sentiment %v, evidence %v, decided_by %v", res.Tags[callscribe.CategoryCustomerSentiment], ev, res.MetaData["decided_by"])
+	}
+}
