@@ -40,10 +40,8 @@ const sixTurnDir = "../../../../testdata/insights-sixturn"
 type hybridCall struct {
 	label, v10, turns string
 	top               float64 // v10's top probability (0: the lexicon decided)
-	turnRes           callsentiment.Result
 	ct                []callsentiment.Turn
 	duration          float64
-	rule              callsentiment.Rule
 	short             bool
 }
 
@@ -180,7 +178,7 @@ func TestSentimentHybrid(t *testing.T) {
 			}
 			rc := rescored([]sentCall{c}, score)[0]
 			res := r.Speaker(rc.turns, rc.duration)
-			hc := hybridCall{label: c.label, turns: res.Label, turnRes: res, ct: rc.turns, duration: rc.duration, rule: r, short: shortCall(all.calls[i].Text)}
+			hc := hybridCall{label: c.label, turns: res.Label, ct: rc.turns, duration: rc.duration, short: shortCall(all.calls[i].Text)}
 			hc.v10 = firstValue(cat, all.an[i].LexiconValues(cat), classes, probs[i], cfg.Gate)
 			if probs[i] != nil {
 				hc.top = slices.Max(probs[i])
@@ -215,7 +213,7 @@ func TestSentimentHybrid(t *testing.T) {
 			if p.an[i].Words() >= minWords {
 				pp = pr[i]
 			}
-			hc := hybridCall{label: c.CustomerSentiment, turns: res.Label, turnRes: res, ct: ct, duration: d, rule: callsentiment.Default}
+			hc := hybridCall{label: c.CustomerSentiment, turns: res.Label, ct: ct, duration: d}
 			hc.v10 = firstValue(cat, p.an[i].LexiconValues(cat), classes, pp, cfg.Gate)
 			if pp != nil {
 				hc.top = slices.Max(pp)
