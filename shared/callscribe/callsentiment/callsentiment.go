@@ -1,9 +1,12 @@
 // Package callsentiment derives a speaker's sentiment over a call from the
 // sentiments of their turns: the call-level label, a score, the four quarters
-// and the trend. It is pure (no engine, no I/O) and is the one rule behind
-// both a transcription result's `sentiment` and the built-in tagger's
-// customer_sentiment, so a user can check a call's label against the turns
-// it shows.
+// and the trend. It is pure (no engine, no I/O). The rule (Rule.Speaker) is
+// a transcription result's `sentiment`; the built-in tagger's
+// customer_sentiment is Hybrid (hybrid.go): the call-level model's label
+// unless that is neutral and a customer turn scores |0.9| or more, then this
+// rule's label. The transcription worker does not link the model, so a
+// result's User label is the rule's alone and can differ from the tag where
+// the model decided; the tagger's meta_data.customer_turns shows both.
 //
 // A turn has a time span and a signed score in [-1, 1] (the scorer's; see
 // shared/engines/insights/sentiment). Every weight below is the turn's place

@@ -36,10 +36,11 @@ type catResult struct {
 	model   map[string]float64
 	byModel bool
 	// turns is the customer's label by callsentiment's rule over their
-	// scored turns, with the call score, trend and decisive turns
-	// (customersentiment.go): reported beside the tag, which the model
-	// decides.
-	turns map[string]any
+	// scored turns, with the call score, trend, decisive and strong turns and
+	// who decided the tag (customersentiment.go); byTurns: the turns
+	// overruled the decision of the model (or lexicon).
+	turns   map[string]any
+	byTurns bool
 }
 
 // analysis is everything the tagger and the summarizer derive from one call.
@@ -57,9 +58,15 @@ func (m *model) analyze(t callscribe.Transcript) *analysis {
 		m.linear.apply(a)
 	}
 	if r := a.cats[callscribe.CategoryCustomerSentiment]; r != nil {
-		if label, ev := customerSentiment(t); label != "" {
-			ev["label"] = label
-			r.turns = ev
+		model := ""
+		if len(r.selected) > 0 {
+			model = r.selected[0]
+		}
+		if label, byTurns, ev, ok := customerSentiment(t, model); ok {
+			r.selected, r.byTurns, r.turns = []string{label}, byTurns, ev
+			if !byTurns && !r.byModel {
+				ev["decided_by"] = "lexicon" // the model was not confident or did not run
+			}
 		}
 	}
 	return a

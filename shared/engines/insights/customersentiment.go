@@ -12,10 +12,10 @@ import (
 
 // The customer's label by callsentiment's rule over their turns scored by
 // package sentiment: the derivation a transcription result's `sentiment`
-// gets. The tagger reports it in meta_data.customer_turns beside the
-// customer_sentiment tag, which the trained model still decides: derived
-// from the turns the tag was 9 to 19 points less accurate on the project's
-// splits (shared/engines/insights/README.md, "Sentiment per turn").
+// gets. The tagger reports it in meta_data.customer_turns and decides
+// customer_sentiment by callsentiment.DefaultHybrid: the trained model's
+// label unless it is neutral and a customer turn is strong, then the turns'
+// (shared/engines/insights/README.md, "Sentiment per turn").
 
 // ScoredTurn is one of the customer's turns with its time span (seconds for
 // segments; for text, the word count before it and after it) and its score.
@@ -66,40 +66,58 @@ func RuleTurns(turns []ScoredTurn) []callsentiment.Turn {
 	return out
 }
 
-// customerSentiment decides the category from the turns and gives the
-// evidence for meta_data: the call score, the trend, and the decisive turns.
-func customerSentiment(t callscribe.Transcript) (label string, evidence map[string]any) {
+// customerSentiment decides the category by callsentiment.DefaultHybrid
+// from the decision so far (the model's, or the lexicon's where the model
+// does not run) and the customer's turns, and gives the evidence for
+// meta_data: who decided, the turns' label, call score and trend, the
+// decisive turns and the strong ones. ok is false without customer turns (the
+// decision so far stands).
+func customerSentiment(t callscribe.Transcript, model string) (label string, byTurns bool, evidence map[string]any, ok bool) {
 	turns, duration := CustomerTurns(t)
 	if len(turns) == 0 {
-		return "", nil // no customer turn: the taxonomy default, reported as such
+		return model, false, nil, false
 	}
-	r := callsentiment.Default.Speaker(RuleTurns(turns), duration)
-	var decisive []any
-	for _, i := range []int{r.StrongestPositive, r.StrongestNegative} {
-		if i < 0 {
-			continue
-		}
+	h := callsentiment.DefaultHybrid
+	d := h.Decide(model, RuleTurns(turns), duration)
+	turn := func(i int) map[string]any {
 		tu := turns[i]
-		decisive = append(decisive, map[string]any{
-			"turn": i + 1, "score": tu.Score, "label": callsentiment.Default.TurnLabel(tu.Score),
+		return map[string]any{
+			"turn": i + 1, "score": tu.Score, "label": h.Rule.TurnLabel(tu.Score),
 			"text": excerpt(tu.Text, 120), "phrases": tu.Phrases,
-		})
+		}
+	}
+	var decisive, strong []any
+	for _, i := range []int{d.Turns.StrongestPositive, d.Turns.StrongestNegative} {
+		if i >= 0 {
+			decisive = append(decisive, turn(i))
+		}
+	}
+	for _, i := range d.Strong {
+		strong = append(strong, turn(i))
 	}
 	scored := 0
 	for _, tu := range turns {
-		if callsentiment.Default.TurnLabel(tu.Score) != callscribe.SentimentNeutral {
+		if h.Rule.TurnLabel(tu.Score) != callscribe.SentimentNeutral {
 			scored++
 		}
 	}
+	decidedBy := "model" // the caller says "lexicon" where the lexicon decided
+	if d.ByTurns {
+		decidedBy = "turns"
+	}
 	evidence = map[string]any{
 		"rule":           "callsentiment",
-		"score":          r.Score,
-		"trend":          r.Trend,
+		"label":          d.Turns.Label,
+		"score":          d.Turns.Score,
+		"trend":          d.Turns.Trend,
 		"customer_turns": len(turns),
 		"polar_turns":    scored,
 		"decisive_turns": decisive,
+		"strong_turns":   strong,
+		"model_label":    model,
+		"decided_by":     decidedBy,
 	}
-	return r.Label, evidence
+	return d.Label, d.ByTurns, evidence, true
 }
 
 // excerpt is the first n runes of s, cut at a word.

@@ -51,6 +51,9 @@ func (t *Tagger) Tag(ctx context.Context, tr callscribe.Transcript) (*callscribe
 			if r.byModel {
 				decidedBy[name] = "model"
 			}
+			if r.byTurns {
+				decidedBy[name] = "turns"
+			}
 		}
 	}
 	meta := map[string]any{

@@ -3,8 +3,9 @@
 // written for it (lexicon.go) with negation, intensifiers and the phrases
 // customers thank and complain with. The transcription worker scores every
 // segment with it (through callscribe.SentimentScorer) and the built-in tagger
-// scores the User's turns with it, so both derive the customer's label by the
-// same rule (shared/callscribe/callsentiment).
+// scores the User's turns with it, so both read the same turn scores
+// (shared/callscribe/callsentiment: the result's label is its rule, the
+// tag its hybrid with the call-level model).
 //
 // A turn's raw polarity is the sum of its matched phrases' weights, each
 // multiplied by the intensifiers just before it ("really" ×1.5, "a bit" ×0.6)
