@@ -1,0 +1,195 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/callscribe/callscribe/shared/callscribe"
+)
+
+// Search (the list filter q): candidates come from job_search, an FTS4
+// full-text table (migration 6), and callscribe.SearchQuery.Confirm checks each
+// on the job's stored text, as every store does.
+//
+// FTS4 rather than FTS5: mattn/go-sqlite3 compiles FTS3/FTS4 in by default but
+// FTS5 only under the build tag sqlite_fts5, which every build and every
+// `go test` of a package that opens a database would then have to pass
+// (without it the migration fails with "no such module: fts5"). FTS4 with the
+// unicode61 tokenizer splits words exactly as callscribe.SearchWords does
+// (runs of letters and digits, case-folded) and answers the same quoted
+// phrase queries.
+//
+// The index is written in the transaction that stores the job's result (or,
+// for a derived job made from text, creates it), and deleting a job removes
+// its row in the delete's own statement batch, so a deleted job leaves search
+// at once; a purge removes any row left.
+//
+// Cost: FTS4 reads the doclist of every query word (over the whole file, all
+// accounts), then the matching jobs of the account are sorted by listing
+// order and confirmed from the newest, limit+1 at a time. A search matching
+// a handful of jobs costs a few index pages and one point read per match; one
+// whose words occur in most jobs costs in proportion to those jobs.
+
+// searchCandidateBatch bounds how many candidates one round reads; rounds
+// repeat from the last candidate while confirmation drops some.
+const searchCandidateBatch = 400
+
+// indexSearch writes job's row of the search index (or removes it when the job
+// has nothing searchable) inside tx.
+func indexSearch(ctx context.Context, tx *sql.Tx, job *callscribe.Job) error {
+	var texts []string
+	for _, s := range callscribe.SearchDocumentOf(job) {
+		texts = append(texts, s.Text)
+	}
+	text := strings.Join(texts, "\n")
+	var docid int64
+	err := tx.QueryRowContext(ctx, `SELECT docid FROM job_search_docs WHERE job_id = ?`, job.ID).Scan(&docid)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		if text == "" {
+			return nil
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO job_search_docs (job_id) VALUES (?)`, job.ID)
+		if err == nil {
+			docid, err = res.LastInsertId()
+		}
+		if err == nil {
+			_, err = tx.ExecContext(ctx, `INSERT INTO job_search (docid, text) VALUES (?, ?)`, docid, text)
+		}
+		if err != nil {
+			return fmt.Errorf("sqlite: index job %s for search: %w", job.ID, err)
+		}
+		return nil
+	case err != nil:
+		return fmt.Errorf("sqlite: index job %s for search: %w", job.ID, err)
+	case text == "":
+		return unindexSearch(ctx, tx, `SELECT docid FROM job_search_docs WHERE job_id = ?`, job.ID)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE job_search SET text = ? WHERE docid = ?`, text, docid); err != nil {
+		return fmt.Errorf("sqlite: index job %s for search: %w", job.ID, err)
+	}
+	return nil
+}
+
+// unindexSearch removes the search rows of the docids the query selects.
+func unindexSearch(ctx context.Context, tx *sql.Tx, docids string, args ...any) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM job_search WHERE docid IN (`+docids+`)`, args...); err != nil {
+		return fmt.Errorf("sqlite: remove from search: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM job_search_docs WHERE docid IN (`+docids+`)`, args...); err != nil {
+		return fmt.Errorf("sqlite: remove from search: %w", err)
+	}
+	return nil
+}
+
+// matchExpression is the FTS4 query of q: every term a quoted phrase (a single
+// word is a one-word phrase), joined by spaces, which FTS4 reads as AND. The
+// words are letters and digits only, so quoting needs no escaping, and
+// words such as "or" and "near" stay words. The speaker is left to Confirm.
+func matchExpression(q *callscribe.SearchQuery) string {
+	parts := make([]string, len(q.Terms))
+	for i, t := range q.Terms {
+		parts[i] = `"` + strings.Join(t.Words, " ") + `"`
+	}
+	return strings.Join(parts, " ")
+}
+
+// searchJobs lists one page of a search: candidate jobs in listing order from
+// the full-text index joined to the jobs table (with the other filters and
+// the cursor in SQL), each read whole and confirmed, until the page has
+// limit+1 jobs or the candidates run out.
+func (s *JobStore) searchJobs(ctx context.Context, req callscribe.ListRequest) (*callscribe.JobPage, error) {
+	want := req.Limit + 1
+	var found []*callscribe.Job
+	after := req.After
+	batch := min(want, searchCandidateBatch)
+	for {
+		ids, last, err := s.searchCandidates(ctx, req, after, batch)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			job, err := s.GetJob(ctx, id)
+			if err != nil {
+				if callscribe.IsCode(err, callscribe.CodeJobNotFound) {
+					continue // deleted since the candidates were read
+				}
+				return nil, err
+			}
+			if req.Includes(job) {
+				found = append(found, job)
+				if len(found) == want {
+					break
+				}
+			}
+		}
+		if len(found) == want || len(ids) < batch {
+			break
+		}
+		after = last
+		batch = min(4*batch, searchCandidateBatch)
+	}
+	page := &callscribe.JobPage{Jobs: make([]*callscribe.Job, 0, min(req.Limit, len(found)))}
+	for _, j := range found[:min(req.Limit, len(found))] {
+		page.Jobs = append(page.Jobs, listed(j))
+	}
+	if len(found) > req.Limit {
+		last := page.Jobs[len(page.Jobs)-1]
+		page.Next = &callscribe.Position{CreatedAt: last.CreatedAt, JobID: last.ID}
+	}
+	return page, nil
+}
+
+// listed keeps a whole job's listing fields and its matches, like the jobs of
+// any listing page.
+func listed(j *callscribe.Job) *callscribe.Job {
+	return &callscribe.Job{
+		ID: j.ID, AccountID: j.AccountID, Type: j.Type, Status: j.Status, SourceJobID: j.SourceJobID,
+		OriginalFilename: j.OriginalFilename, Language: j.Language, AudioSeconds: j.AudioSeconds,
+		CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt, Matches: j.Matches,
+	}
+}
+
+// searchCandidates returns up to n ids of the account's live jobs that the
+// full-text index proposes for the query and the other filters admit, after
+// the position, in listing order, with the position of the last one. The
+// CROSS JOINs fix the join order: from the index's matches to their jobs, never
+// a walk of the account's jobs probing the index.
+func (s *JobStore) searchCandidates(ctx context.Context, req callscribe.ListRequest, after *callscribe.Position, n int) ([]string, *callscribe.Position, error) {
+	query, args := searchQuery(callscribe.ListRequest{AccountID: req.AccountID, Filter: req.Filter, After: after, Limit: n})
+	rows, err := s.db.read.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sqlite: search jobs: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	var last callscribe.Position
+	for rows.Next() {
+		var id string
+		var createdAt int64
+		if err := rows.Scan(&id, &createdAt); err != nil {
+			return nil, nil, fmt.Errorf("sqlite: search jobs: %w", err)
+		}
+		ids = append(ids, id)
+		last = callscribe.Position{CreatedAt: time.Unix(0, createdAt).UTC(), JobID: id}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("sqlite: search jobs: %w", err)
+	}
+	return ids, &last, nil
+}
+
+// searchQuery is the candidate query of a search request: up to req.Limit
+// rows (id, created_at) in listing order.
+func searchQuery(req callscribe.ListRequest) (string, []any) {
+	where, args := listConditions(req, "j.")
+	query := `SELECT j.id, j.created_at FROM job_search s
+		CROSS JOIN job_search_docs d ON d.docid = s.docid
+		CROSS JOIN jobs j ON j.id = d.job_id
+		WHERE s.text MATCH ? AND ` + where + ` ORDER BY j.created_at DESC, j.id DESC LIMIT ?`
+	return query, append([]any{matchExpression(req.Filter.Search)}, append(args, req.Limit)...)
+}
