@@ -44,9 +44,9 @@ func TestTemplateRetainsEveryStatefulResource(t *testing.T) {
 			t.Errorf("%s (%s): DeletionPolicy %v, UpdateReplacePolicy %v; want Retain for both", name, r["Type"], r["DeletionPolicy"], r["UpdateReplacePolicy"])
 		}
 	}
-	// The user pool, four tables, the bucket, three queues and their DLQs.
-	if seen != 12 {
-		t.Errorf("%d stateful resources, want 12: a new one needs the retain rule (and this count)", seen)
+	// The user pool, five tables, the bucket, three queues and their DLQs.
+	if seen != 13 {
+		t.Errorf("%d stateful resources, want 13: a new one needs the retain rule (and this count)", seen)
 	}
 }
 

@@ -116,6 +116,11 @@
 // quota_released so a second failure cannot release twice). Transactions cancelled
 // by a concurrent transaction on the same usage item are retried with backoff.
 //
+// Search, partition key term_key (S) = account_id#word + sort key list_sk
+// (S): the term index of search across calls, one item per word of a job,
+// written before its result and removed when it is deleted (search.go has
+// the design, the read path and the limits).
+//
 // Accounts, partition key email (S): the lower-cased email, so a conditional
 // Put (attribute_not_exists(email)) enforces case-insensitive uniqueness; the
 // email as typed is kept in email_display.

@@ -21,6 +21,8 @@ type TableNames struct {
 	APIKeys  string
 	// Idempotency keeps the answers of creates sent with an Idempotency-Key.
 	Idempotency string
+	// Search is the term index of search across calls (search.go).
+	Search string
 }
 
 // PrefixedTableNames returns the conventional names with a prefix, e.g. a stack
@@ -32,6 +34,7 @@ func PrefixedTableNames(prefix string) TableNames {
 		Accounts:    prefix + "accounts",
 		APIKeys:     prefix + "api_keys",
 		Idempotency: prefix + "idempotency",
+		Search:      prefix + "search",
 	}
 }
 
@@ -129,6 +132,12 @@ func TableDefinitions(n TableNames) []*ddb.CreateTableInput {
 			BillingMode:          types.BillingModePayPerRequest,
 			AttributeDefinitions: []types.AttributeDefinition{s(attrAccountID), s(attrIdempotencyKey)},
 			KeySchema:            key(attrAccountID, attrIdempotencyKey),
+		},
+		{
+			TableName:            aws.String(n.Search),
+			BillingMode:          types.BillingModePayPerRequest,
+			AttributeDefinitions: []types.AttributeDefinition{s(attrTermKey), s(attrListSK)},
+			KeySchema:            key(attrTermKey, attrListSK),
 		},
 	}
 }

@@ -66,6 +66,7 @@ type Config struct {
 	AccountsTable         string // ACCOUNTS_TABLE
 	APIKeysTable          string // API_KEYS_TABLE
 	IdempotencyTable      string // IDEMPOTENCY_TABLE
+	SearchTable           string // SEARCH_TABLE
 	AudioBucket           string // AUDIO_BUCKET
 	TranscriptionQueueURL string // TRANSCRIPTION_QUEUE_URL
 	DerivedQueueURL       string // DERIVED_QUEUE_URL
@@ -132,6 +133,7 @@ func ConfigFromEnv() (Config, error) {
 		AccountsTable:         os.Getenv("ACCOUNTS_TABLE"),
 		APIKeysTable:          os.Getenv("API_KEYS_TABLE"),
 		IdempotencyTable:      os.Getenv("IDEMPOTENCY_TABLE"),
+		SearchTable:           os.Getenv("SEARCH_TABLE"),
 		AudioBucket:           os.Getenv("AUDIO_BUCKET"),
 		TranscriptionQueueURL: os.Getenv("TRANSCRIPTION_QUEUE_URL"),
 		DerivedQueueURL:       os.Getenv("DERIVED_QUEUE_URL"),
