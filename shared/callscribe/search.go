@@ -2,7 +2,6 @@ package callscribe
 
 import (
 	"encoding/json"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -233,7 +232,11 @@ func SearchDocumentOf(j *Job) []SearchSegment {
 		return doc
 	case TypeSummary:
 		if j.Status == StatusSucceeded && len(j.Result) > 0 {
-			var r SummaryResult
+			// SummaryResult's two texts only: its meta_data is not decoded.
+			var r struct {
+				Topic   *string `json:"topic"`
+				Summary string  `json:"summary"`
+			}
 			if json.Unmarshal(j.Result, &r) == nil {
 				if r.Topic != nil && *r.Topic != "" {
 					doc = append(doc, SearchSegment{Field: SearchFieldTopic, Text: *r.Topic})
@@ -250,9 +253,6 @@ func SearchDocumentOf(j *Job) []SearchSegment {
 	return doc
 }
 
-// speakerPrefix is an "Agent:" or "User:" turn marker in transcript text.
-var speakerPrefix = regexp.MustCompile(`(?i)\b(agent|user)\s*:`)
-
 // inputLines splits transcript text into one segment per speaker turn: a
 // line, or the part of a line from one "Agent:"/"User:" marker to the next
 // (text often puts a whole call on one line). Text before any marker has no
@@ -260,30 +260,51 @@ var speakerPrefix = regexp.MustCompile(`(?i)\b(agent|user)\s*:`)
 func inputLines(text string) []SearchSegment {
 	var doc []SearchSegment
 	for i, line := range strings.Split(text, "\n") {
-		marks := speakerPrefix.FindAllStringSubmatchIndex(line, -1)
-		add := func(speaker, part string) {
-			if part = strings.TrimSpace(part); part != "" {
+		speaker, from := "", 0
+		add := func(to int) {
+			if part := strings.TrimSpace(line[from:to]); part != "" {
 				doc = append(doc, SearchSegment{Field: SearchFieldInput, Index: i, Speaker: speaker, Text: part})
 			}
 		}
-		if len(marks) == 0 {
-			add("", line)
-			continue
-		}
-		add("", line[:marks[0][0]])
-		for k, m := range marks {
-			end := len(line)
-			if k+1 < len(marks) {
-				end = marks[k+1][0]
+		for at := 0; ; {
+			start, alias, end := nextSpeakerMark(line, at)
+			if start < 0 {
+				break
 			}
-			speaker := AliasUser
-			if strings.EqualFold(line[m[2]:m[3]], "agent") {
-				speaker = AliasAgent
-			}
-			add(speaker, line[m[1]:end])
+			add(start)
+			speaker, from, at = alias, end, end
 		}
+		add(len(line))
 	}
 	return doc
+}
+
+// nextSpeakerMark finds the first "Agent:" or "User:" marker (any case,
+// spaces allowed before the colon, a whole word) at or after from: where it
+// starts, its alias, and where the text after it starts; start is -1 when
+// there is none.
+func nextSpeakerMark(line string, from int) (start int, alias string, end int) {
+	for {
+		c := strings.IndexByte(line[from:], ':')
+		if c < 0 {
+			return -1, "", 0
+		}
+		colon := from + c
+		w := strings.TrimRight(line[:colon], " \t")
+		for _, m := range [...]struct{ word, alias string }{{"agent", AliasAgent}, {"user", AliasUser}} {
+			if len(w) < len(m.word) || !strings.EqualFold(w[len(w)-len(m.word):], m.word) {
+				continue
+			}
+			begin := len(w) - len(m.word)
+			if begin > 0 {
+				if r, _ := utf8.DecodeLastRuneInString(w[:begin]); unicode.IsLetter(r) || unicode.IsDigit(r) {
+					continue
+				}
+			}
+			return begin, m.alias, colon + 1
+		}
+		from = colon + 1
+	}
 }
 
 // SearchText is a document's text grouped for a full-text index: the Agent's

@@ -111,3 +111,14 @@ func TestSearchDocumentOfDerivedJobs(t *testing.T) {
 		t.Error("a failed transcription has nothing to search")
 	}
 }
+
+func TestInputLinesSpeakerMarks(t *testing.T) {
+	var got []string
+	for _, s := range inputLines("intro: superuser: a USER : b agent:c\nUser:") {
+		got = append(got, s.Speaker+"|"+s.Text)
+	}
+	want := []string{"|intro: superuser: a", "User|b", "Agent|c"}
+	if !slices.Equal(got, want) {
+		t.Errorf("segments %q, want %q", got, want)
+	}
+}
