@@ -396,3 +396,38 @@ func listedOnly(j *callscribe.Job) *callscribe.Job {
 		CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt, Matches: j.Matches,
 	}
 }
+
+// BackfillSearchTerms writes the term items of every live job of the table,
+// so jobs stored before the search table existed are found. Run it once after
+// the stack update that adds the table: it Scans the jobs table (a one-off cost
+// in proportion to it) and puts each job's items, which is idempotent, so
+// running it again, or while jobs are written, changes nothing they would not.
+// It returns the number of jobs indexed.
+func (s *JobStore) BackfillSearchTerms(ctx context.Context) (int, error) {
+	in := &ddb.ScanInput{
+		TableName:                aws.String(s.tables.Jobs),
+		FilterExpression:         aws.String("attribute_exists(#sk)"), // live jobs: deleting removes list_sk
+		ExpressionAttributeNames: map[string]string{"#sk": attrListSK},
+	}
+	indexed := 0
+	for p := ddb.NewScanPaginator(s.client, in); p.HasMorePages(); {
+		out, err := p.NextPage(ctx)
+		if err != nil {
+			return indexed, fmt.Errorf("backfill search terms: %w", err)
+		}
+		for _, item := range out.Items {
+			sj, err := decodeJob(item)
+			if err != nil {
+				return indexed, err
+			}
+			if len(callscribe.SearchDocumentOf(sj.job)) == 0 {
+				continue
+			}
+			if err := s.indexJob(ctx, sj.job); err != nil {
+				return indexed, err
+			}
+			indexed++
+		}
+	}
+	return indexed, nil
+}

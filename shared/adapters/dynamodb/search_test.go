@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/callscribe/callscribe/shared/callscribe"
 )
 
@@ -125,4 +127,57 @@ func TestSearchBoundsReadsPerCall(t *testing.T) {
 	if calls != 4 {
 		t.Errorf("%d calls to page through %d candidates with a budget of %d; want 4", calls, n, s.listBudget)
 	}
+}
+
+// TestBackfillSearchTerms: jobs stored without term items (as before the
+// search table existed) are found after the backfill; a deleted one is not
+// indexed, and a second run indexes the same jobs again without harm.
+func TestBackfillSearchTerms(t *testing.T) {
+	s := newCountingJobStore(t)
+	account, rareIDs := searchAccount(t, s, 5, map[int]bool{1: true, 3: true})
+	for _, id := range append(rareIDs, "job-00000", "job-00002", "job-00004") {
+		j, err := s.GetJob(t.Context(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.unindexJob(t.Context(), mustItem(t, j)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.DeleteJob(t.Context(), "job-00004", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	q, _ := callscribe.ParseSearchQuery("internet", "")
+	list := func() []string {
+		p, err := s.ListJobs(t.Context(), callscribe.ListRequest{AccountID: account, Filter: callscribe.JobFilter{Search: q}, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, j := range p.Jobs {
+			ids = append(ids, j.ID)
+		}
+		return ids
+	}
+	if got := list(); len(got) != 0 {
+		t.Fatalf("before the backfill: %v", got)
+	}
+	for range 2 {
+		n, err := s.BackfillSearchTerms(t.Context())
+		if err != nil || n < 4 {
+			t.Fatalf("backfill: %d, %v", n, err)
+		}
+		if got := fmt.Sprint(list()); got != "[job-00003 job-00002 job-00001 job-00000]" {
+			t.Fatalf("after the backfill: %s", got)
+		}
+	}
+}
+
+func mustItem(t *testing.T, j *callscribe.Job) map[string]types.AttributeValue {
+	t.Helper()
+	item, err := jobItem(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return item
 }
