@@ -106,9 +106,43 @@ var listIndexes = map[callscribe.FilterField]string{
 // conditions are the SQL form of callscribe.ListRequest.Includes
 // (JobFilter.Matches, Position.Follows). TestListQueryPlans checks the plans.
 func listQuery(req callscribe.ListRequest) (string, []any) {
-	where, args := listConditions(req, "")
-	args = append(args, req.Limit+1)
+	var where strings.Builder
+	args := []any{req.AccountID}
+	where.WriteString(`account_id = ` + param + ` AND deleted_at IS NULL`)
+	if req.After != nil {
+		// Row-value comparison: SQLite turns it into the start of the index range.
+		where.WriteString(` AND (created_at, id) < (` + param + `, ` + param + `)`)
+		args = append(args, req.After.CreatedAt.UnixNano(), req.After.JobID)
+	}
 	f := req.Filter
+	if f.Status != "" {
+		where.WriteString(` AND status = ` + param)
+		args = append(args, string(f.Status))
+	}
+	if f.Type != "" {
+		where.WriteString(` AND ` + typeExpr + ` = ` + param)
+		args = append(args, string(f.Type))
+	}
+	if f.Language != "" {
+		where.WriteString(` AND language = ` + param)
+		args = append(args, f.Language)
+	}
+	if f.CreatedAfter != nil {
+		where.WriteString(` AND created_at > ` + param)
+		args = append(args, f.CreatedAfter.UnixNano())
+	}
+	if f.JobID != "" {
+		where.WriteString(` AND id = ` + param)
+		args = append(args, f.JobID)
+	}
+	if f.SourceJobID != "" {
+		// The literal <> '' is jobs_by_account_source's own condition: SQLite
+		// uses a partial index only when the query's WHERE states it, and it
+		// cannot tell that the bound value is never ''.
+		where.WriteString(` AND source_job_id = ` + param + ` AND source_job_id <> ''`)
+		args = append(args, f.SourceJobID)
+	}
+	args = append(args, req.Limit+1)
 
 	// Forcing the index makes the plan a guarantee, not a hope: SQLite fails
 	// the query rather than fall back to a scan and sort. A job_id filter is a
@@ -118,55 +152,7 @@ func listQuery(req callscribe.ListRequest) (string, []any) {
 		index = ""
 	}
 	return `SELECT ` + listedColumns + ` FROM jobs` + index + `
-		WHERE ` + where + ` ORDER BY created_at DESC, id DESC LIMIT ` + param, args
-}
-
-// listConditions is the WHERE clause of req without its search (the account,
-// live jobs, the cursor and the equality and created_after filters) and its
-// arguments; col prefixes each column (a table alias and a dot, or "").
-func listConditions(req callscribe.ListRequest, col string) (string, []any) {
-	var where strings.Builder
-	args := []any{req.AccountID}
-	where.WriteString(col + `account_id = ` + param + ` AND ` + col + `deleted_at IS NULL`)
-	if req.After != nil {
-		// Row-value comparison: SQLite turns it into the start of the index range.
-		where.WriteString(` AND (` + col + `created_at, ` + col + `id) < (` + param + `, ` + param + `)`)
-		args = append(args, req.After.CreatedAt.UnixNano(), req.After.JobID)
-	}
-	f := req.Filter
-	if f.Status != "" {
-		where.WriteString(` AND ` + col + `status = ` + param)
-		args = append(args, string(f.Status))
-	}
-	if f.Type != "" {
-		// typeExpr's own text without an alias: the expression index matches only it.
-		typed := typeExpr
-		if col != "" {
-			typed = `COALESCE(` + col + `type, 'transcription')`
-		}
-		where.WriteString(` AND ` + typed + ` = ` + param)
-		args = append(args, string(f.Type))
-	}
-	if f.Language != "" {
-		where.WriteString(` AND ` + col + `language = ` + param)
-		args = append(args, f.Language)
-	}
-	if f.CreatedAfter != nil {
-		where.WriteString(` AND ` + col + `created_at > ` + param)
-		args = append(args, f.CreatedAfter.UnixNano())
-	}
-	if f.JobID != "" {
-		where.WriteString(` AND ` + col + `id = ` + param)
-		args = append(args, f.JobID)
-	}
-	if f.SourceJobID != "" {
-		// The literal <> '' is jobs_by_account_source's own condition: SQLite
-		// uses a partial index only when the query's WHERE states it, and it
-		// cannot tell that the bound value is never ''.
-		where.WriteString(` AND ` + col + `source_job_id = ` + param + ` AND ` + col + `source_job_id <> ''`)
-		args = append(args, f.SourceJobID)
-	}
-	return where.String(), args
+		WHERE ` + where.String() + ` ORDER BY created_at DESC, id DESC LIMIT ` + param, args
 }
 
 // listedRow holds the scan targets of one row of listedColumns, reused row

@@ -53,7 +53,7 @@ func indexSearch(ctx context.Context, tx *sql.Tx, job *callscribe.Job) error {
 		if text == "" {
 			return nil
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO job_search_docs (job_id) VALUES (?)`, job.ID)
+		res, err := tx.ExecContext(ctx, `INSERT INTO job_search_docs (job_id, account_id, created_at) VALUES (?, ?, ?)`, job.ID, job.AccountID, job.CreatedAt.UnixNano())
 		if err == nil {
 			docid, err = res.LastInsertId()
 		}
@@ -112,17 +112,18 @@ func matchExpression(q *callscribe.SearchQuery) string {
 	return strings.Join(parts, " ")
 }
 
-// searchJobs lists one page of a search: candidate jobs in listing order
-// from the full-text index joined to the jobs table (with the other filters
-// and the cursor in SQL), read with what confirmation needs and confirmed,
-// until the page has limit+1 jobs or the candidates run out.
+// searchJobs lists one page of a search: candidates in listing order from
+// the full-text index (the account, the cursor and created_after applied to
+// job_search_docs), read with what confirmation needs and kept when the
+// request includes them (the other filters, the search confirmed on the job's
+// text), until the page has limit+1 jobs or the candidates run out.
 func (s *JobStore) searchJobs(ctx context.Context, req callscribe.ListRequest) (*callscribe.JobPage, error) {
 	want := req.Limit + 1
 	var found []*callscribe.Job
 	after := req.After
 	batch := min(want, searchCandidateBatch)
 	for {
-		jobs, err := s.searchCandidates(ctx, req, after, batch)
+		jobs, last, err := s.searchCandidates(ctx, req, after, batch)
 		if err != nil {
 			return nil, err
 		}
@@ -134,11 +135,10 @@ func (s *JobStore) searchJobs(ctx context.Context, req callscribe.ListRequest) (
 				}
 			}
 		}
-		if len(found) == want || len(jobs) < batch {
+		if len(found) == want || last == nil {
 			break
 		}
-		last := jobs[len(jobs)-1]
-		after = &callscribe.Position{CreatedAt: last.CreatedAt, JobID: last.ID}
+		after = last
 		batch = min(4*batch, searchCandidateBatch)
 	}
 	page := &callscribe.JobPage{Jobs: make([]*callscribe.Job, 0, min(req.Limit, len(found)))}
@@ -162,27 +162,30 @@ func listed(j *callscribe.Job) *callscribe.Job {
 	}
 }
 
-// searchCandidates returns up to n of the account's live jobs that the
-// full-text index proposes for the query and the other filters admit, after
-// the position, in listing order, each with its listing fields and the
-// columns confirmation reads (input, result).
-func (s *JobStore) searchCandidates(ctx context.Context, req callscribe.ListRequest, after *callscribe.Position, n int) ([]*callscribe.Job, error) {
+// searchCandidates reads up to n candidates after the position, in listing
+// order, each with its listing fields and the columns confirmation reads
+// (input, result); last is the position of the n-th candidate, nil when fewer
+// than n were left. Only live jobs have index rows (a delete removes its row
+// in its own transaction).
+func (s *JobStore) searchCandidates(ctx context.Context, req callscribe.ListRequest, after *callscribe.Position, n int) (jobs []*callscribe.Job, last *callscribe.Position, err error) {
 	query, args := searchQuery(callscribe.ListRequest{AccountID: req.AccountID, Filter: req.Filter, After: after, Limit: n})
 	rows, err := s.db.read.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: search jobs: %w", err)
+		return nil, nil, fmt.Errorf("sqlite: search jobs: %w", err)
 	}
 	defer rows.Close()
-	var jobs []*callscribe.Job
 	var row listedRow
 	var input, result sql.NullString
 	dest := append(row.dest(), &input, &result)
+	read := 0
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
-			return nil, fmt.Errorf("sqlite: search jobs: %w", err)
+			return nil, nil, fmt.Errorf("sqlite: search jobs: %w", err)
 		}
+		read++
 		job := &callscribe.Job{}
 		row.fill(job, req.AccountID)
+		last = &callscribe.Position{CreatedAt: job.CreatedAt, JobID: job.ID}
 		if result.Valid {
 			job.Result = json.RawMessage(result.String)
 		}
@@ -190,30 +193,47 @@ func (s *JobStore) searchCandidates(ctx context.Context, req callscribe.ListRequ
 		// a transcription's copied segments are not even decoded.
 		if input.Valid && job.SourceJobID == "" && job.Type.Derived() {
 			if err := decodeJSON(input, &job.Input); err != nil {
-				return nil, fmt.Errorf("sqlite: job %s input: %w", job.ID, err)
+				return nil, nil, fmt.Errorf("sqlite: job %s input: %w", job.ID, err)
 			}
 		}
 		jobs = append(jobs, job)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: search jobs: %w", err)
+		return nil, nil, fmt.Errorf("sqlite: search jobs: %w", err)
 	}
-	return jobs, nil
+	if read < n {
+		last = nil
+	}
+	return jobs, last, nil
 }
 
-// searchQuery is the page query of a search request: up to req.Limit
-// candidates in listing order. The inner query finds them (the CROSS JOINs fix
-// the join order: from the index's matches to their jobs, never a walk of the
-// account's jobs probing the index) and sorts only their keys; the outer one
-// reads those few rows by primary key, so the large columns of a common
-// word's many matches are never carried through the sort.
+// searchQuery is the candidate query of a search request: up to req.Limit
+// jobs in listing order among those the full-text index proposes. The inner
+// query orders the matches by job_search_docs alone (the account, the
+// cursor and created_after are its columns), so a word many jobs contain
+// costs a sort of small rows, never a read of each job; the outer query
+// reads the page's rows by primary key. The other filters are left to
+// callscribe.ListRequest.Includes, so that the inner LIMIT counts
+// candidates, and fewer than asked means there are no more.
 func searchQuery(req callscribe.ListRequest) (string, []any) {
-	where, args := listConditions(req, "j.")
+	var where strings.Builder
+	args := []any{matchExpression(req.Filter.Search), req.AccountID}
+	if req.After != nil {
+		where.WriteString(` AND (d.created_at, d.job_id) < (` + param + `, ` + param + `)`)
+		args = append(args, req.After.CreatedAt.UnixNano(), req.After.JobID)
+	}
+	if f := req.Filter; f.CreatedAfter != nil {
+		where.WriteString(` AND d.created_at > ` + param)
+		args = append(args, f.CreatedAfter.UnixNano())
+	}
+	if f := req.Filter; f.JobID != "" {
+		where.WriteString(` AND d.job_id = ` + param)
+		args = append(args, f.JobID)
+	}
 	query := `SELECT ` + listedColumns + `, input, result FROM jobs WHERE id IN (
-		SELECT j.id FROM job_search s
-		CROSS JOIN job_search_docs d ON d.docid = s.docid
-		CROSS JOIN jobs j ON j.id = d.job_id
-		WHERE s.text MATCH ` + param + ` AND ` + where + ` ORDER BY j.created_at DESC, j.id DESC LIMIT ` + param + `)
+		SELECT d.job_id FROM job_search s CROSS JOIN job_search_docs d ON d.docid = s.docid
+		WHERE s.text MATCH ` + param + ` AND d.account_id = ` + param + where.String() + `
+		ORDER BY d.created_at DESC, d.job_id DESC LIMIT ` + param + `)
 		ORDER BY created_at DESC, id DESC`
-	return query, append([]any{matchExpression(req.Filter.Search)}, append(args, req.Limit)...)
+	return query, append(args, req.Limit)
 }
