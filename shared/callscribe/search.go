@@ -306,20 +306,3 @@ func nextSpeakerMark(line string, from int) (start int, alias string, end int) {
 		from = colon + 1
 	}
 }
-
-// SearchText is a document's text grouped for a full-text index: the Agent's
-// segments, the User's, and those without a speaker, each joined by newlines.
-func SearchText(doc []SearchSegment) (agent, user, other string) {
-	var a, u, o []string
-	for _, s := range doc {
-		switch s.Speaker {
-		case AliasAgent:
-			a = append(a, s.Text)
-		case AliasUser:
-			u = append(u, s.Text)
-		default:
-			o = append(o, s.Text)
-		}
-	}
-	return strings.Join(a, "\n"), strings.Join(u, "\n"), strings.Join(o, "\n")
-}

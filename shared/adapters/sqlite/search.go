@@ -21,18 +21,21 @@ import (
 // (without it the migration fails with "no such module: fts5"). FTS4 with the
 // unicode61 tokenizer splits words exactly as callscribe.SearchWords does
 // (runs of letters and digits, case-folded) and answers the same quoted
-// phrase queries.
+// phrase queries. The pure-Go driver is gone already (db.go), so no build
+// without cgo opens a database.
 //
 // The index is written in the transaction that stores the job's result (or,
 // for a derived job made from text, creates it), and deleting a job removes
-// its row in the delete's own statement batch, so a deleted job leaves search
-// at once; a purge removes any row left.
+// its rows in the delete's own transaction, so a deleted job leaves search at
+// once; a purge removes any row left.
 //
-// Cost: FTS4 reads the doclist of every query word (over the whole file, all
-// accounts), then the matching jobs of the account are sorted by listing
-// order and confirmed from the newest, limit+1 at a time. A search matching
-// a handful of jobs costs a few index pages and one point read per match; one
-// whose words occur in most jobs costs in proportion to those jobs.
+// Cost: FTS4 reads the doclist of every query word in every segment (over
+// the whole file, all accounts; see mergeSearchSegments), then the account's
+// matches are sorted by listing order on job_search_docs and confirmed from
+// the newest, limit+1 at a time. A search matching a handful of jobs costs a
+// few index pages and one read per match; one whose words occur in most jobs
+// sorts all of the account's matches (small rows) for each page.
+// infra/bench/README.md has the figures.
 
 // searchCandidateBatch bounds how many candidates one round reads; rounds
 // repeat from the last candidate while confirmation drops some.
