@@ -25,9 +25,10 @@ import (
 //
 // Writes: a job's items are put with BatchWriteItem before the write that
 // stores its result (a transition to succeeded with a result; the create of a
-// derived job made from text): a job is never visible with a result that
-// search cannot find, and items of a write that then fails are harmless
-// because of the next point. Deleting a job removes its items right after
+// derived job made from text): a job is never stored with a result whose
+// words have no items (term reads are eventually consistent, like the
+// listing indexes, so a search a fraction of a second after may miss it), and
+// items of a write that then fails are harmless because of the next point. Deleting a job removes its items right after
 // marking it deleted, and PurgeDeletedJobs removes them again before it
 // deletes an item.
 //

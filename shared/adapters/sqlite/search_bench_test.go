@@ -3,7 +3,9 @@ package sqlite
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -12,10 +14,13 @@ import (
 )
 
 // BenchmarkSearchJobs lists the first page of a search that matches 10 of
-// an account's jobs (summaries made from text, as make bench-api fills), and
-// the unfiltered first page for comparison, and one matching every job; Candidates is the search's query
-// alone. It logs the fill's time and the full-text index's segment count
-// (see mergeSearchSegments). cpu-ns/op is the process's CPU time.
+// an account's jobs (summaries made from text, as make bench-api fills), of
+// one that matches every job, and the unfiltered first page for comparison;
+// Candidates is the search's query alone. It logs the fill's time and the
+// full-text index's segment count (see mergeSearchSegments). cpu-ns/op is
+// the process's CPU time.
+// BENCH_SEARCH_JOBS sets the account's size; BENCH_SEARCH_OPTIMIZE=1 merges the
+// index into one segment (OptimizeSearch) before measuring.
 func BenchmarkSearchJobs(b *testing.B) {
 	db, err := Open(filepath.Join(b.TempDir(), "bench.db"))
 	if err != nil {
@@ -23,7 +28,10 @@ func BenchmarkSearchJobs(b *testing.B) {
 	}
 	defer db.Close()
 	s := db.Jobs()
-	const n = 3000
+	n := 3000
+	if v, err := strconv.Atoi(os.Getenv("BENCH_SEARCH_JOBS")); err == nil && v >= 10 {
+		n = v
+	}
 	topic := "Internet outage"
 	result, _ := json.Marshal(callscribe.SummaryResult{Topic: &topic, Summary: `The customer reports an internet outage: "my internet is down since this morning".`,
 		MetaData: map[string]any{"method": "lexicon", "lexicon_version": "v10", "tokens": 20, "sentences": 2}})
@@ -44,6 +52,13 @@ func BenchmarkSearchJobs(b *testing.B) {
 		if _, err := s.TransitionJob(b.Context(), callscribe.Transition{JobID: j.ID, From: []callscribe.JobStatus{callscribe.StatusQueued}, To: callscribe.StatusSucceeded, Result: result, At: at}); err != nil {
 			b.Fatal(err)
 		}
+	}
+	if os.Getenv("BENCH_SEARCH_OPTIMIZE") != "" {
+		start := time.Now()
+		if _, err := db.OptimizeSearch(b.Context()); err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("optimize %s", time.Since(start))
 	}
 	var segments int
 	db.write.QueryRow(`SELECT count(*) FROM job_search_segdir`).Scan(&segments)

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -144,5 +145,46 @@ func TestSearchQueryPlan(t *testing.T) {
 		if !slices.Contains(plan, "SCAN s VIRTUAL TABLE INDEX 2:") || strings.Contains(joined, "SCAN j") || strings.Contains(joined, "SCAN d") || strings.Contains(joined, "SCAN jobs") {
 			t.Errorf("plan:\n%s", joined)
 		}
+	}
+}
+
+// TestOptimizeSearch: the maintenance merge leaves one segment and search
+// answers the same.
+func TestOptimizeSearch(t *testing.T) {
+	db := openTestDB(t)
+	s := db.Jobs()
+	at := time.Unix(1700000000, 0).UTC()
+	for i := range 20 {
+		text := "the router blinks"
+		if i%7 == 0 {
+			text = "the zebra printer jammed"
+		}
+		j := &callscribe.Job{ID: "j" + strconv.Itoa(100+i), AccountID: "acc", Type: callscribe.TypeTags, Status: callscribe.StatusQueued,
+			Input: &callscribe.Transcript{Text: "User: " + text}, CreatedAt: at.Add(time.Duration(i) * time.Second), UpdatedAt: at}
+		if err := s.CreateJob(t.Context(), j, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := searchFor(t, s, "acc", `"zebra printer"`)
+	segments := func() (n int) {
+		if err := db.read.QueryRowContext(t.Context(), `SELECT count(*) FROM job_search_segdir`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if segments() < 2 {
+		t.Fatalf("20 writes left %d segments; the test needs several", segments())
+	}
+	for _, want := range []bool{true, false} {
+		merged, err := db.OptimizeSearch(t.Context())
+		if err != nil || merged != want {
+			t.Fatalf("OptimizeSearch = %v, %v; want %v", merged, err, want)
+		}
+	}
+	if n := segments(); n != 1 {
+		t.Errorf("%d segments after optimizing", n)
+	}
+	if after := searchFor(t, s, "acc", `"zebra printer"`); !slices.Equal(before, after) || len(after) != 3 {
+		t.Errorf("search before %v, after %v; want the 3 zebra jobs both times", before, after)
 	}
 }
