@@ -17,8 +17,9 @@ import (
 //
 // What a job is searched by (SearchDocumentOf):
 //   - a transcription: its result's transcript segments;
-//   - a summary: its topic and summary, plus the text it was made from when
-//     that text was sent as transcript_text (no transcription holds it);
+//   - a succeeded summary: its topic and summary, plus the text it was made
+//     from when that text was sent as transcript_text (no transcription
+//     holds it);
 //   - a tags job: the text it was made from when sent as transcript_text,
 //     for the same reason. A tags job made from a transcription is found
 //     through that transcription (its words are the transcription's), and its
@@ -231,19 +232,22 @@ func SearchDocumentOf(j *Job) []SearchSegment {
 		}
 		return doc
 	case TypeSummary:
-		if j.Status == StatusSucceeded && len(j.Result) > 0 {
-			// SummaryResult's two texts only: its meta_data is not decoded.
-			var r struct {
-				Topic   *string `json:"topic"`
-				Summary string  `json:"summary"`
+		// A summary is searched once it has one; until then the text it was
+		// made from is not indexed either (one index write per summary).
+		if j.Status != StatusSucceeded || len(j.Result) == 0 {
+			return nil
+		}
+		// SummaryResult's two texts only: its meta_data is not decoded.
+		var r struct {
+			Topic   *string `json:"topic"`
+			Summary string  `json:"summary"`
+		}
+		if json.Unmarshal(j.Result, &r) == nil {
+			if r.Topic != nil && *r.Topic != "" {
+				doc = append(doc, SearchSegment{Field: SearchFieldTopic, Text: *r.Topic})
 			}
-			if json.Unmarshal(j.Result, &r) == nil {
-				if r.Topic != nil && *r.Topic != "" {
-					doc = append(doc, SearchSegment{Field: SearchFieldTopic, Text: *r.Topic})
-				}
-				if r.Summary != "" {
-					doc = append(doc, SearchSegment{Field: SearchFieldSummary, Text: r.Summary})
-				}
+			if r.Summary != "" {
+				doc = append(doc, SearchSegment{Field: SearchFieldSummary, Text: r.Summary})
 			}
 		}
 	}

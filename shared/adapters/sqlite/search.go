@@ -72,6 +72,13 @@ func indexSearch(ctx context.Context, tx *sql.Tx, job *callscribe.Job) error {
 	case text == "":
 		return unindexSearch(ctx, tx, `SELECT docid FROM job_search_docs WHERE job_id = ?`, job.ID)
 	}
+	var stored string
+	if err := tx.QueryRowContext(ctx, `SELECT text FROM job_search WHERE docid = ?`, docid).Scan(&stored); err != nil {
+		return fmt.Errorf("sqlite: index job %s for search: %w", job.ID, err)
+	}
+	if stored == text {
+		return nil // a tags job's result adds nothing to search: no write
+	}
 	if _, err := tx.ExecContext(ctx, `UPDATE job_search SET text = ? WHERE docid = ?`, text, docid); err != nil {
 		return fmt.Errorf("sqlite: index job %s for search: %w", job.ID, err)
 	}
