@@ -1634,8 +1634,9 @@ export interface components {
          *     case-insensitively and as whole words (words are runs of letters and digits;
          *     `"quoted phrases"` must appear with their words in order within one segment, and
          *     so must a word written with inner punctuation such as `e-mail`). A
-         *     transcription is searched by its transcript; a summary by its topic and summary;
-         *     a summary or tags job made from `transcript_text` also by that text. Combines
+         *     transcription is searched by its transcript; a succeeded summary by its topic and
+         *     summary; a tags job or a succeeded summary made from `transcript_text` also by that
+         *     text. Combines
          *     with the other filters and pages with the same cursor rules; each listed job
          *     then carries `matches`. At most 200 characters and 10 words; longer, an
          *     unclosed quote, or no word at all is 400 INVALID_FILTER. An empty value counts
@@ -1817,8 +1818,9 @@ export interface operations {
                  *     case-insensitively and as whole words (words are runs of letters and digits;
                  *     `"quoted phrases"` must appear with their words in order within one segment, and
                  *     so must a word written with inner punctuation such as `e-mail`). A
-                 *     transcription is searched by its transcript; a summary by its topic and summary;
-                 *     a summary or tags job made from `transcript_text` also by that text. Combines
+                 *     transcription is searched by its transcript; a succeeded summary by its topic and
+                 *     summary; a tags job or a succeeded summary made from `transcript_text` also by that
+                 *     text. Combines
                  *     with the other filters and pages with the same cursor rules; each listed job
                  *     then carries `matches`. At most 200 characters and 10 words; longer, an
                  *     unclosed quote, or no word at all is 400 INVALID_FILTER. An empty value counts
@@ -2421,8 +2423,9 @@ export interface operations {
                  *     case-insensitively and as whole words (words are runs of letters and digits;
                  *     `"quoted phrases"` must appear with their words in order within one segment, and
                  *     so must a word written with inner punctuation such as `e-mail`). A
-                 *     transcription is searched by its transcript; a summary by its topic and summary;
-                 *     a summary or tags job made from `transcript_text` also by that text. Combines
+                 *     transcription is searched by its transcript; a succeeded summary by its topic and
+                 *     summary; a tags job or a succeeded summary made from `transcript_text` also by that
+                 *     text. Combines
                  *     with the other filters and pages with the same cursor rules; each listed job
                  *     then carries `matches`. At most 200 characters and 10 words; longer, an
                  *     unclosed quote, or no word at all is 400 INVALID_FILTER. An empty value counts
