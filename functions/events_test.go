@@ -230,7 +230,7 @@ func localStack(t *testing.T) config.Config {
 		QuotaMinutes: 5, RetentionDays: 30, SessionSecret: "sample-session-secret-0123456789abcdef",
 		Transcriber: "test", Summarizer: "builtin", Tagger: "builtin",
 		CallbackBackoffBase: 10 * time.Millisecond, CallbackTimeout: 2 * time.Second,
-		JobsTable: tables.Jobs, UsageTable: tables.Usage, AccountsTable: tables.Accounts, APIKeysTable: tables.APIKeys, IdempotencyTable: tables.Idempotency,
+		JobsTable: tables.Jobs, UsageTable: tables.Usage, AccountsTable: tables.Accounts, APIKeysTable: tables.APIKeys, IdempotencyTable: tables.Idempotency, SearchTable: tables.Search,
 		AudioBucket:           bucket,
 		TranscriptionQueueURL: qs[prefix+"transcription"].URL, DerivedQueueURL: qs[prefix+"derived"].URL, CallbackQueueURL: qs[prefix+"callback"].URL,
 		DynamoDBEndpoint: servers.DynamoDBEndpoint, S3Endpoint: servers.S3Endpoint, SQSEndpoint: servers.SQSEndpoint, AWSRegion: awstest.Region,

@@ -272,26 +272,26 @@ type access map[string]string // resource -> "read" | "write" | "crud" | "send"
 // read the api-keys table and write last_used_at.
 var want = map[string]access{
 	"create":               {"IdempotencyTable": "crud", "JobsTable": "crud", "UsageTable": "crud", "APIKeysTable": "read+write", "AudioBucket": "crud", "TranscriptionQueue": "send"},
-	"list":                 {"JobsTable": "read", "APIKeysTable": "read+write"},
+	"list":                 {"SearchTable": "read", "JobsTable": "read", "APIKeysTable": "read+write"},
 	"get":                  {"JobsTable": "read", "APIKeysTable": "read+write"},
-	"delete":               {"JobsTable": "crud", "APIKeysTable": "read+write", "AudioBucket": "crud"},
+	"delete":               {"SearchTable": "write", "JobsTable": "crud", "APIKeysTable": "read+write", "AudioBucket": "crud"},
 	"usage":                {"UsageTable": "read"},
-	"summarize":            {"IdempotencyTable": "crud", "JobsTable": "crud", "APIKeysTable": "read+write", "DerivedQueue": "send"},
-	"tag":                  {"IdempotencyTable": "crud", "JobsTable": "crud", "APIKeysTable": "read+write", "DerivedQueue": "send"},
+	"summarize":            {"SearchTable": "write", "IdempotencyTable": "crud", "JobsTable": "crud", "APIKeysTable": "read+write", "DerivedQueue": "send"},
+	"tag":                  {"SearchTable": "write", "IdempotencyTable": "crud", "JobsTable": "crud", "APIKeysTable": "read+write", "DerivedQueue": "send"},
 	"taxonomy":             {"APIKeysTable": "read+write"},
 	"uploads":              {"IdempotencyTable": "crud", "APIKeysTable": "read+write", "AudioBucket": "write"},
 	"apikeys":              {"APIKeysTable": "crud", "SigningSecretsTable": "crud"},
 	"web":                  {},
-	"dashboard":            {"IdempotencyTable": "crud", "JobsTable": "crud", "UsageTable": "crud", "AudioBucket": "crud", "TranscriptionQueue": "send", "DerivedQueue": "send"},
+	"dashboard":            {"SearchTable": "crud", "IdempotencyTable": "crud", "JobsTable": "crud", "UsageTable": "crud", "AudioBucket": "crud", "TranscriptionQueue": "send", "DerivedQueue": "send"},
 	"fallback":             {"APIKeysTable": "read+write"},
-	"transcription-worker": {"JobsTable": "crud", "UsageTable": "crud", "AudioBucket": "read", "TranscriptionQueue": "send"},
-	"derived-worker":       {"JobsTable": "crud", "DerivedQueue": "send", "CallbackQueue": "send"},
+	"transcription-worker": {"SearchTable": "write", "JobsTable": "crud", "UsageTable": "crud", "AudioBucket": "read", "TranscriptionQueue": "send"},
+	"derived-worker":       {"SearchTable": "write", "JobsTable": "crud", "DerivedQueue": "send", "CallbackQueue": "send"},
 	"callback-worker":      {"JobsTable": "read+write", "SigningSecretsTable": "crud", "CallbackQueue": "send"},
 }
 
 // envResource maps the resource environment variables to what they name.
 var envResource = map[string]string{
-	"JOBS_TABLE": "JobsTable", "USAGE_TABLE": "UsageTable", "API_KEYS_TABLE": "APIKeysTable", "ACCOUNTS_TABLE": "AccountsTable", "IDEMPOTENCY_TABLE": "IdempotencyTable",
+	"JOBS_TABLE": "JobsTable", "USAGE_TABLE": "UsageTable", "API_KEYS_TABLE": "APIKeysTable", "ACCOUNTS_TABLE": "AccountsTable", "IDEMPOTENCY_TABLE": "IdempotencyTable", "SEARCH_TABLE": "SearchTable",
 	"SIGNING_SECRETS_TABLE": "SigningSecretsTable",
 	"AUDIO_BUCKET":          "AudioBucket", "TRANSCRIPTION_QUEUE_URL": "TranscriptionQueue", "DERIVED_QUEUE_URL": "DerivedQueue", "CALLBACK_QUEUE_URL": "CallbackQueue",
 }
@@ -402,7 +402,7 @@ func TestTemplatePoliciesAreLeastPrivilege(t *testing.T) {
 func TestTemplateTablesMatchCreateTables(t *testing.T) {
 	p := parseTemplate(t)
 	tables := p.tpl.GetAllDynamoDBTableResources()
-	names := dynamodb.TableNames{Jobs: "JobsTable", Usage: "UsageTable", Accounts: "AccountsTable", APIKeys: "APIKeysTable", Idempotency: "IdempotencyTable", SigningSecrets: "SigningSecretsTable"}
+	names := dynamodb.TableNames{Jobs: "JobsTable", Usage: "UsageTable", Accounts: "AccountsTable", APIKeys: "APIKeysTable", Idempotency: "IdempotencyTable", SigningSecrets: "SigningSecretsTable", Search: "SearchTable"}
 	for _, def := range dynamodb.TableDefinitions(names) {
 		logical := aws.ToString(def.TableName)
 		tbl, ok := tables[logical]

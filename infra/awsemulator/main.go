@@ -196,6 +196,7 @@ func provision(ctx context.Context, servers *awstest.Servers, cfg *config.Config
 	cfg.JobsTable, cfg.UsageTable, cfg.AccountsTable, cfg.APIKeysTable = tables.Jobs, tables.Usage, tables.Accounts, tables.APIKeys
 	cfg.IdempotencyTable = tables.Idempotency
 	cfg.SigningSecretsTable = tables.SigningSecrets
+	cfg.SearchTable = tables.Search
 	cfg.AudioBucket = bucketName
 	cfg.TranscriptionQueueURL = qs[names[0]].URL
 	cfg.DerivedQueueURL = qs[names[1]].URL

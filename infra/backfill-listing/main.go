@@ -10,6 +10,11 @@
 //
 // It Scans the table once and updates only items missing a key; running it
 // again updates nothing. AWS_ENDPOINT_URL_DYNAMODB points it at DynamoDB Local.
+//
+// With SEARCH_TABLE (the stack's search table) it then writes the search
+// terms of every live job (dynamodb.JobStore.BackfillSearchTerms), once after
+// the stack update that adds that table, so jobs stored before it are found
+// by q; it Scans the jobs table again and is idempotent.
 package main
 
 import (
@@ -42,6 +47,15 @@ func main() {
 	if err := backfill(ctx, ddb.NewFromConfig(awsCfg), table, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "backfill-listing:", err)
 		os.Exit(1)
+	}
+	if search := os.Getenv("SEARCH_TABLE"); search != "" {
+		store := dynamodb.NewJobStore(ddb.NewFromConfig(awsCfg), dynamodb.TableNames{Jobs: table, Search: search}, 0)
+		n, err := store.BackfillSearchTerms(ctx)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "backfill-listing: search terms:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("%s: %d jobs given their search terms in %s\n", table, n, search)
 	}
 }
 

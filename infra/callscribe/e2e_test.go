@@ -178,6 +178,21 @@ func TestEndToEnd(t *testing.T) {
 	if !strings.Contains(r.stderr, "--cursor") {
 		t.Errorf("jobs list --limit 1 says nothing of the next page: %q", r.stderr)
 	}
+	// --q: the calls whose transcript says it (the test engine's Agent line),
+	// each with its matching line; --speaker narrows to one side.
+	r = cli.ok("", "jobs", "list", "--q", `"thank you" calling`, "--type", "transcription")
+	for _, id := range []string{wavJob, mp3Job, thirdJob} {
+		if !strings.Contains(r.stdout, id) {
+			t.Errorf("jobs list --q lacks %s:\n%s", id, r.stdout)
+		}
+	}
+	if !strings.Contains(r.stdout, "    at 0.0s Agent: thank you for calling") {
+		t.Errorf("jobs list --q shows no matching line:\n%s", r.stdout)
+	}
+	r = cli.ok("", "jobs", "list", "--q", "calling", "--speaker", "user")
+	if strings.TrimSpace(r.stdout) != "No jobs." {
+		t.Errorf("jobs list --q calling --speaker user (the Agent says it):\n%s", r.stdout)
+	}
 	r = cli.ok("", "jobs", "list", "--job-id", mp3Job, "--status", "succeeded")
 	if n := len(strings.Split(strings.TrimSpace(r.stdout), "\n")); n != 2 || !strings.Contains(r.stdout, mp3Job) {
 		t.Errorf("jobs list --job-id:\n%s", r.stdout)
@@ -273,6 +288,12 @@ func TestEndToEnd(t *testing.T) {
 	}
 	if r := cli.run("", "jobs", "list", "--source", "call-1"); r.code != exitError || !strings.Contains(r.stderr, "INVALID_FILTER") {
 		t.Errorf("jobs list --source call-1: exit %d, stderr %q; want 1 and INVALID_FILTER", r.code, r.stderr)
+	}
+	if r := cli.run("", "jobs", "list", "--q", `"unclosed`); r.code != exitError || !strings.Contains(r.stderr, "INVALID_FILTER") {
+		t.Errorf("jobs list --q with an unclosed quote: exit %d, stderr %q; want 1 and INVALID_FILTER", r.code, r.stderr)
+	}
+	if r := cli.run("", "jobs", "list", "--speaker", "Agent"); r.code != exitUsage {
+		t.Errorf("jobs list --speaker without --q: exit %d; want %d", r.code, exitUsage)
 	}
 	r = cli.ok("", "taxonomy")
 	if !strings.Contains(r.stdout, "call_reason") {

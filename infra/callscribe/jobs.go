@@ -29,6 +29,8 @@ type JobsListCmd struct {
 	CreatedAfter time.Time `name:"created-after" help:"Only jobs created after this RFC 3339 time, e.g. 2026-01-31T00:00:00Z." format:"2006-01-02T15:04:05Z07:00" placeholder:"TIME"`
 	JobID        string    `name:"job-id" help:"Only the job with this id." placeholder:"ID"`
 	Source       string    `help:"Only the summaries and tags made from this transcription." placeholder:"ID"`
+	Q            string    `name:"q" help:"Only jobs whose transcript (or summary, or the text a summary or tags job was made from) holds every word; \"quote\" a phrase. Each hit shows where it matched." placeholder:"WORDS"`
+	Speaker      string    `help:"With --q, search only one speaker's lines: Agent or User." placeholder:"SPEAKER"`
 	Limit        int       `help:"Jobs per page (the service's default is 10, its maximum 100)." placeholder:"N"`
 	Cursor       string    `help:"Start at this cursor (printed after a page that has more)." placeholder:"CURSOR"`
 	All          bool      `help:"Follow the cursor through every page."`
@@ -41,7 +43,8 @@ func (JobsListCmd) Help() string {
     callscribe jobs list --status succeeded --type transcription --limit 50
     callscribe jobs list --all --json | jq -r .job_id
     callscribe jobs list --created-after 2026-01-31T00:00:00Z --all
-    callscribe jobs list --source 3f0c…  # a call's summaries and tags`
+    callscribe jobs list --source 3f0c…  # a call's summaries and tags
+    callscribe jobs list --q 'refund "card number"' --speaker User`
 }
 
 // Validate checks the filters before any request (a usage error, exit 2).
@@ -55,6 +58,12 @@ func (c *JobsListCmd) Validate() error {
 	if c.Limit < 0 {
 		return fmt.Errorf("--limit must be positive")
 	}
+	if c.Speaker != "" && !strings.EqualFold(c.Speaker, "agent") && !strings.EqualFold(c.Speaker, "user") {
+		return fmt.Errorf("--speaker must be Agent or User, not %q", c.Speaker)
+	}
+	if c.Speaker != "" && c.Q == "" {
+		return fmt.Errorf("--speaker applies to a search: add --q")
+	}
 	return nil
 }
 
@@ -66,6 +75,7 @@ func (c *JobsListCmd) Run(e *env) error {
 	opts := client.ListOptions{
 		Limit: c.Limit, Cursor: c.Cursor, Status: c.Status, Type: c.Type,
 		Language: c.Language, CreatedAfter: c.CreatedAfter, JobID: c.JobID, SourceJobID: c.Source,
+		Query: c.Q, Speaker: c.Speaker,
 	}
 	var jobs []client.JobSummary
 	next := ""
@@ -125,20 +135,63 @@ func writeJSONIndent(w io.Writer, v any) error {
 	return err
 }
 
-// writeJobTable writes jobs as an aligned table.
+// writeJobTable writes jobs as an aligned table; a search's hits get their
+// matching lines under their row.
 func writeJobTable(w io.Writer, jobs []client.JobSummary) error {
 	if len(jobs) == 0 {
 		_, err := fmt.Fprintln(w, "No jobs.")
 		return err
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	// The table is aligned first, then the match lines go between its rows:
+	// written inside it they would break tabwriter's columns.
+	var table strings.Builder
+	tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "JOB ID\tTYPE\tSTATUS\tLANGUAGE\tAUDIO\tFILE\tCREATED")
 	for _, j := range jobs {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 			j.ID, orDash(j.Type), j.Status, orDash(deref(j.Language)), formatSeconds(j.AudioSeconds),
 			orDash(deref(j.OriginalFilename)), formatWhen(j.CreatedAt))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	lines := strings.SplitAfter(table.String(), "\n")
+	var out strings.Builder
+	out.WriteString(lines[0])
+	for i, j := range jobs {
+		out.WriteString(lines[i+1])
+		for _, m := range j.Matches {
+			out.WriteString("    " + formatMatch(m) + "\n")
+		}
+	}
+	_, err := io.WriteString(w, out.String())
+	return err
+}
+
+// formatMatch is one line of a search hit: where (a time, a line of input
+// text, or the summary), who, and the text.
+func formatMatch(m client.SearchMatch) string {
+	where := ""
+	switch {
+	case m.TimeStart != nil:
+		where = fmt.Sprintf("at %s", formatOffset(*m.TimeStart))
+	case m.Field == client.SearchMatchFieldInput:
+		where = fmt.Sprintf("line %d", m.Segment+1)
+	default:
+		where = string(m.Field)
+	}
+	if m.SpeakerAlias != nil {
+		where += " " + string(*m.SpeakerAlias)
+	}
+	return where + ": " + oneLine(m.Text)
+}
+
+// formatOffset is a time into a call: 7.5s, 3:04.
+func formatOffset(s float64) string {
+	if s < 60 {
+		return fmt.Sprintf("%.1fs", s)
+	}
+	return fmt.Sprintf("%d:%02d", int(s)/60, int(s)%60)
 }
 
 func deref(s *string) string {

@@ -13,7 +13,7 @@ const (
 	CodeInvalidMetadataJSON = "INVALID_METADATA_JSON"
 	// CodeInvalidPagination, 400: a malformed limit or cursor.
 	CodeInvalidPagination = "INVALID_PAGINATION"
-	// CodeInvalidFilter, 400: a malformed listing filter (status, type, job_id, source_job_id or created_after).
+	// CodeInvalidFilter, 400: a malformed listing filter (status, type, job_id, source_job_id, created_after, q or speaker).
 	CodeInvalidFilter = "INVALID_FILTER"
 	// CodeMissingJobID, 400: no job_id in the path.
 	CodeMissingJobID = "MISSING_JOB_ID"

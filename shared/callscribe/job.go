@@ -140,6 +140,9 @@ type Job struct {
 	Attempts  int
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	// Matches are where a job listed by a search matched (SearchQuery.Confirm);
+	// nil outside a search listing.
+	Matches []SearchMatch
 }
 
 // TranscriptionResult is the `result` of a transcription job.
@@ -415,6 +418,9 @@ type JobFilter struct {
 	// SourceJobID lists the derived jobs (summaries, tags) made from that
 	// transcription.
 	SourceJobID string
+	// Search lists the jobs whose text matches a query (search.go); nil for
+	// no search.
+	Search *SearchQuery
 }
 
 // FilterField names one of the equality filters a store keeps an index for

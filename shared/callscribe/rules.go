@@ -32,7 +32,8 @@ func (q QuotaReservation) MaxUsedBefore(fileSeconds float64) float64 {
 }
 
 // Matches reports whether a job passes every filter (filters combine with AND;
-// zero fields do not filter). A job stored before types existed is a
+// zero fields do not filter). A search is confirmed on the job's text, so j
+// must be whole when the filter has one. A job stored before types existed is a
 // transcription, as the spec's versioning rule says.
 func (f JobFilter) Matches(j *Job) bool {
 	switch {
@@ -41,10 +42,22 @@ func (f JobFilter) Matches(j *Job) bool {
 		f.Language != "" && j.Language != f.Language,
 		f.CreatedAfter != nil && !j.CreatedAt.After(*f.CreatedAfter),
 		f.JobID != "" && j.ID != f.JobID,
-		f.SourceJobID != "" && j.SourceJobID != f.SourceJobID:
+		f.SourceJobID != "" && j.SourceJobID != f.SourceJobID,
+		f.Search != nil && !f.Search.Confirm(j):
 		return false
 	}
 	return true
+}
+
+// Confirm reports whether j, a whole job (its result and input, not only the
+// listing fields), matches the query, and records where on j.Matches. Every
+// store confirms the candidates its search index proposes with it.
+func (q *SearchQuery) Confirm(j *Job) bool {
+	matches, ok := q.Find(SearchDocumentOf(j))
+	if ok {
+		j.Matches = matches
+	}
+	return ok
 }
 
 // IndexField returns the equality filter a store should read by its index when

@@ -69,6 +69,11 @@ type ListOptions struct {
 	JobID        string
 	// SourceJobID lists the summary and tags jobs made from that transcription.
 	SourceJobID string
+	// Query lists the jobs whose text holds every word of it ("quoted
+	// phrases" in order); each listed job then carries Matches.
+	Query string
+	// Speaker, with Query, searches one speaker's segments: Agent or User.
+	Speaker string
 }
 
 func (o ListOptions) query() url.Values {
@@ -96,6 +101,12 @@ func (o ListOptions) query() url.Values {
 	}
 	if o.SourceJobID != "" {
 		q.Set("source_job_id", o.SourceJobID)
+	}
+	if o.Query != "" {
+		q.Set("q", o.Query)
+	}
+	if o.Speaker != "" {
+		q.Set("speaker", o.Speaker)
 	}
 	return q
 }

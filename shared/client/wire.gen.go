@@ -36,6 +36,20 @@ const (
 	RedactionAudioUnchanged RedactionAudio = "unchanged"
 )
 
+// Defines values for SearchMatchField.
+const (
+	SearchMatchFieldInput      SearchMatchField = "input"
+	SearchMatchFieldSummary    SearchMatchField = "summary"
+	SearchMatchFieldTopic      SearchMatchField = "topic"
+	SearchMatchFieldTranscript SearchMatchField = "transcript"
+)
+
+// Defines values for SearchMatchSpeakerAlias.
+const (
+	SearchMatchSpeakerAliasAgent SearchMatchSpeakerAlias = "Agent"
+	SearchMatchSpeakerAliasUser  SearchMatchSpeakerAlias = "User"
+)
+
 // Defines values for SummaryJobType.
 const (
 	SummaryJobTypeSummary SummaryJobType = "summary"
@@ -283,10 +297,13 @@ type JobSummary struct {
 	AudioSeconds float64 `json:"audio_seconds"`
 
 	// CreatedAt ISO 8601, UTC, millisecond precision (e.g. 2026-11-24T18:00:00.000Z).
-	CreatedAt        Timestamp `json:"created_at"`
-	ID               Uuid      `json:"job_id"`
-	Language         *string   `json:"language"`
-	OriginalFilename *string   `json:"original_filename"`
+	CreatedAt Timestamp `json:"created_at"`
+	ID        Uuid      `json:"job_id"`
+	Language  *string   `json:"language"`
+
+	// Matches On a search (`q`) only, where the job matched - its first segments (at most three) holding a word or phrase of the query.
+	Matches          []SearchMatch `json:"matches,omitempty"`
+	OriginalFilename *string       `json:"original_filename"`
 
 	// SourceJobID Summary and tags jobs only, as on the job read; omitted on transcriptions and on derived jobs made from plain text.
 	SourceJobID Uuid   `json:"source_job_id,omitempty"`
@@ -435,6 +452,33 @@ type RequestIdOnly struct {
 	// RequestID Identifier of this request, for support; equal to the X-Request-Id header.
 	RequestID RequestId `json:"requestId"`
 }
+
+// SearchMatch defines model for SearchMatch.
+type SearchMatch struct {
+	// Field Where the text is - a transcript segment, the `transcript_text` a derived job was made from, a summary's topic or its summary.
+	Field SearchMatchField `json:"field"`
+
+	// Segment For `transcript`, the segment's index in `result.transcript`; for `input`, the line's index in the text; 0 otherwise.
+	Segment int `json:"segment"`
+
+	// SpeakerAlias The segment's speaker; omitted when none is known.
+	SpeakerAlias *SearchMatchSpeakerAlias `json:"speaker_alias,omitempty"`
+
+	// Text The segment's whole text.
+	Text string `json:"text"`
+
+	// TimeEnd Seconds; transcript segments only.
+	TimeEnd *float64 `json:"time_end,omitempty"`
+
+	// TimeStart Seconds; transcript segments only, so a player can seek to the hit.
+	TimeStart *float64 `json:"time_start,omitempty"`
+}
+
+// SearchMatchField Where the text is - a transcript segment, the `transcript_text` a derived job was made from, a summary's topic or its summary.
+type SearchMatchField string
+
+// SearchMatchSpeakerAlias The segment's speaker; omitted when none is known.
+type SearchMatchSpeakerAlias string
 
 // Segment defines model for Segment.
 type Segment struct {

@@ -32,7 +32,8 @@ func TestAccountStoreContract(t *testing.T) {
 
 // countingJobStore is a JobStore whose client counts the items DynamoDB reads
 // for it: a Query's or Scan's ScannedCount (items read before the
-// FilterExpression, each paid for) and one per GetItem that finds an item. It
+// FilterExpression, each paid for) and one per item a GetItem or BatchGetItem
+// finds. It
 // implements storetest.ReadCounter, so the contract suite checks how many
 // items each listing page reads.
 type countingJobStore struct {
@@ -104,6 +105,10 @@ func newCountingStoreOn(names TableNames) countingJobStore {
 		case *ddb.GetItemOutput:
 			if len(r.Item) > 0 {
 				reads.Add(1)
+			}
+		case *ddb.BatchGetItemOutput:
+			for _, items := range r.Responses {
+				reads.Add(int64(len(items)))
 			}
 		}
 		return out, md, err

@@ -11,10 +11,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
+// DeleteJob hides the job from reads and listings, then removes its search
+// terms (search confirms on the job, so it leaves search at once either way).
 func (s *JobStore) DeleteJob(ctx context.Context, id string, at time.Time) error {
-	_, err := s.client.UpdateItem(ctx, &ddb.UpdateItemInput{
-		TableName: aws.String(s.tables.Jobs),
-		Key:       jobKey(id),
+	out, err := s.client.UpdateItem(ctx, &ddb.UpdateItemInput{
+		ReturnValues: types.ReturnValueAllOld,
+		TableName:    aws.String(s.tables.Jobs),
+		Key:          jobKey(id),
 		// Removing list_sk takes the job out of the (sparse) listing index.
 		UpdateExpression:    aws.String("SET #deleted = :at, #expires = :expires, #lc = :deletedlc, #lcat = :lcat ADD #rev :one REMOVE #sk"),
 		ConditionExpression: aws.String("attribute_exists(#id) AND attribute_not_exists(#deleted)"),
@@ -37,7 +40,7 @@ func (s *JobStore) DeleteJob(ctx context.Context, id string, at time.Time) error
 	if err != nil {
 		return fmt.Errorf("delete job %s: %w", id, err)
 	}
-	return nil
+	return s.unindexJob(ctx, out.Attributes)
 }
 
 func (s *JobStore) PurgeDeletedJobs(ctx context.Context, deletedBefore time.Time) (int, error) {
@@ -57,9 +60,10 @@ func (s *JobStore) PurgeDeletedJobs(ctx context.Context, deletedBefore time.Time
 		}
 		for _, item := range out.Items {
 			id := (&itemReader{item: item}).str(attrID)
-			_, err := s.client.DeleteItem(ctx, &ddb.DeleteItemInput{
-				TableName: aws.String(s.tables.Jobs),
-				Key:       jobKey(id),
+			del, err := s.client.DeleteItem(ctx, &ddb.DeleteItemInput{
+				TableName:    aws.String(s.tables.Jobs),
+				ReturnValues: types.ReturnValueAllOld,
+				Key:          jobKey(id),
 				// TTL may have removed it already; and never purge a live job.
 				ConditionExpression:      aws.String("attribute_exists(#deleted)"),
 				ExpressionAttributeNames: map[string]string{"#deleted": attrDeletedAt},
@@ -70,6 +74,10 @@ func (s *JobStore) PurgeDeletedJobs(ctx context.Context, deletedBefore time.Time
 			}
 			if err != nil {
 				return purged, fmt.Errorf("purge job %s: %w", id, err)
+			}
+			// Terms a failed removal at delete time left behind.
+			if err := s.unindexJob(ctx, del.Attributes); err != nil {
+				return purged, err
 			}
 			purged++
 		}

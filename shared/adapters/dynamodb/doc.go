@@ -122,6 +122,10 @@
 // transaction ADDs the job's seconds and 1 to its day (the UTC day of its
 // created_at) and the release transaction ADDs their negation, so the day
 // items follow the month item exactly. DailyUsage is one Query of a day range.
+// Search, partition key term_key (S) = account_id#word + sort key list_sk
+// (S): the term index of search across calls, one item per word of a job,
+// written before its result and removed when it is deleted (search.go has
+// the design, the read path and the limits).
 //
 // Accounts, partition key email (S): the lower-cased email, so a conditional
 // Put (attribute_not_exists(email)) enforces case-insensitive uniqueness; the

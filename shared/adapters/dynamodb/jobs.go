@@ -50,6 +50,11 @@ func (s *JobStore) CreateJob(ctx context.Context, job *callscribe.Job, quota *ca
 	if err != nil {
 		return err
 	}
+	// A derived job made from text is searched by that text from the start
+	// (search.go): its words are indexed before the job exists.
+	if err := s.indexJob(ctx, &stored); err != nil {
+		return err
+	}
 	put := &types.Put{
 		TableName:                aws.String(s.tables.Jobs),
 		Item:                     item,

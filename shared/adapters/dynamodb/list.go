@@ -36,6 +36,9 @@ func (s *JobStore) ListJobs(ctx context.Context, req callscribe.ListRequest) (*c
 	if req.Filter.JobID != "" {
 		return s.listOne(ctx, req)
 	}
+	if req.Filter.Search != nil {
+		return s.searchJobs(ctx, req)
+	}
 	q, empty := s.listQuery(req)
 	if empty {
 		return &callscribe.JobPage{Jobs: []*callscribe.Job{}}, nil

@@ -23,6 +23,8 @@ type TableNames struct {
 	Idempotency string
 	// SigningSecrets keeps each account's webhook signing secret.
 	SigningSecrets string
+	// Search is the term index of search across calls (search.go).
+	Search string
 }
 
 // PrefixedTableNames returns the conventional names with a prefix, e.g. a stack
@@ -35,6 +37,7 @@ func PrefixedTableNames(prefix string) TableNames {
 		APIKeys:        prefix + "api_keys",
 		Idempotency:    prefix + "idempotency",
 		SigningSecrets: prefix + "signing_secrets",
+		Search:         prefix + "search",
 	}
 }
 
@@ -138,6 +141,12 @@ func TableDefinitions(n TableNames) []*ddb.CreateTableInput {
 			BillingMode:          types.BillingModePayPerRequest,
 			AttributeDefinitions: []types.AttributeDefinition{s(attrAccountID)},
 			KeySchema:            key(attrAccountID, ""),
+		},
+		{
+			TableName:            aws.String(n.Search),
+			BillingMode:          types.BillingModePayPerRequest,
+			AttributeDefinitions: []types.AttributeDefinition{s(attrTermKey), s(attrListSK)},
+			KeySchema:            key(attrTermKey, attrListSK),
 		},
 	}
 }

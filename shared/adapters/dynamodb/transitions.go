@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	ddb "github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -23,6 +24,11 @@ type listedJob struct {
 	accountID string
 	jobType   callscribe.JobType // OrDefault
 	language  string
+	// sourceJobID, createdAt and input place a result's words in the search
+	// index (a summary made from text is searched by that text too).
+	sourceJobID string
+	createdAt   time.Time
+	input       *callscribe.Transcript
 }
 
 // transitionUpdate builds the job update of a transition: the update expression
@@ -122,6 +128,14 @@ func (s *JobStore) TransitionJob(ctx context.Context, t callscribe.Transition) (
 	if lj == nil {
 		return nil, jobNotFound(t.JobID)
 	}
+	if len(t.Result) > 0 {
+		// The result's words are indexed before the result is stored (search.go).
+		result := &callscribe.Job{ID: t.JobID, AccountID: lj.accountID, Type: lj.jobType, Status: callscribe.StatusSucceeded,
+			SourceJobID: lj.sourceJobID, Input: lj.input, Result: t.Result, CreatedAt: lj.createdAt}
+		if err := s.indexJob(ctx, result); err != nil {
+			return nil, err
+		}
+	}
 	return s.updateJob(ctx, t, *lj)
 }
 
@@ -134,8 +148,8 @@ func (s *JobStore) readListed(ctx context.Context, id string) (*listedJob, error
 		TableName:                aws.String(s.tables.Jobs),
 		Key:                      jobKey(id),
 		ConsistentRead:           aws.Bool(true),
-		ProjectionExpression:     aws.String("#acc, #type, #lang"),
-		ExpressionAttributeNames: map[string]string{"#acc": attrAccountID, "#type": attrType, "#lang": attrLanguage},
+		ProjectionExpression:     aws.String("#acc, #type, #lang, #src, #created, #input"),
+		ExpressionAttributeNames: map[string]string{"#acc": attrAccountID, "#type": attrType, "#lang": attrLanguage, "#src": attrSourceJobID, "#created": attrCreatedAt, "#input": attrInput},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("get job %s: %w", id, err)
@@ -144,7 +158,12 @@ func (s *JobStore) readListed(ctx context.Context, id string) (*listedJob, error
 		return nil, nil
 	}
 	r := &itemReader{item: out.Item}
-	lj := &listedJob{accountID: r.str(attrAccountID), jobType: callscribe.JobType(r.str(attrType)).OrDefault(), language: r.str(attrLanguage)}
+	lj := &listedJob{accountID: r.str(attrAccountID), jobType: callscribe.JobType(r.str(attrType)).OrDefault(), language: r.str(attrLanguage),
+		sourceJobID: r.str(attrSourceJobID), createdAt: r.time(attrCreatedAt)}
+	if lj.jobType.Derived() && lj.sourceJobID == "" && r.has(attrInput) {
+		lj.input = &callscribe.Transcript{}
+		r.json(attrInput, lj.input)
+	}
 	if r.err != nil {
 		return nil, fmt.Errorf("get job %s: %w", id, r.err)
 	}

@@ -54,7 +54,7 @@ func (s *JobStore) CreateJob(ctx context.Context, job *callscribe.Job, quota *ca
 		if err != nil {
 			return fmt.Errorf("sqlite: insert job %s: %w", job.ID, err)
 		}
-		return nil
+		return indexSearch(ctx, tx, job)
 	})
 	if err != nil {
 		return err

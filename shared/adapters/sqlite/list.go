@@ -25,6 +25,9 @@ func (s *JobStore) ListJobs(ctx context.Context, req callscribe.ListRequest) (*c
 	if req.Limit <= 0 {
 		return nil, callscribe.Errorf(callscribe.CodeInvalidPagination, "The page size must be positive.")
 	}
+	if req.Filter.Search != nil {
+		return s.searchJobs(ctx, req)
+	}
 	query, args := listQuery(req)
 	rows, err := s.db.read.QueryContext(ctx, query, args...)
 	if err != nil {

@@ -188,6 +188,35 @@ INSERT INTO usage_days (account_id, day, language, seconds, jobs)
 	`
 ALTER TABLE jobs ADD COLUMN redact_pii INTEGER NOT NULL DEFAULT 0;
 `,
+	// 9: search across calls (search.go). job_search is an FTS4 full-text
+	// index of each job's searchable text (callscribe.SearchDocumentOf, all
+	// segments joined); job_search_docs maps its rows to jobs (the jobs
+	// table's implicit rowid may change on VACUUM) and carries the account
+	// and created_at, so a search orders its matches without reading the jobs
+	// table. Existing live jobs are indexed as it runs, from their stored
+	// JSON: a transcription by its transcript, a derived job by its topic,
+	// summary and input text (a superset of what search confirms, which is
+	// all an index needs).
+	`
+CREATE TABLE job_search_docs (
+	docid      INTEGER PRIMARY KEY,
+	job_id     TEXT NOT NULL UNIQUE,
+	account_id TEXT NOT NULL,
+	created_at INTEGER NOT NULL
+) STRICT;
+CREATE VIRTUAL TABLE job_search USING fts4(text, tokenize=unicode61 "remove_diacritics=0");
+INSERT INTO job_search_docs (job_id, account_id, created_at)
+	SELECT id, account_id, created_at FROM jobs WHERE deleted_at IS NULL AND (
+		(status = 'succeeded' AND result IS NOT NULL) OR
+		(COALESCE(type, 'transcription') <> 'transcription' AND json_extract(input, '$.text') IS NOT NULL));
+INSERT INTO job_search (docid, text)
+	SELECT d.docid, concat_ws(char(10),
+		(SELECT group_concat(json_extract(s.value, '$.text'), char(10)) FROM json_each(j.result, '$.transcript') s),
+		CASE WHEN COALESCE(j.type, 'transcription') <> 'transcription' THEN json_extract(j.result, '$.topic') END,
+		CASE WHEN COALESCE(j.type, 'transcription') <> 'transcription' THEN json_extract(j.result, '$.summary') END,
+		json_extract(j.input, '$.text'))
+	FROM job_search_docs d JOIN jobs j ON j.id = d.job_id;
+`,
 }
 
 // migrate brings the schema to the newest version. It runs in one IMMEDIATE

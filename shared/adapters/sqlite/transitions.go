@@ -37,6 +37,12 @@ func (s *JobStore) TransitionJob(ctx context.Context, t callscribe.Transition) (
 		if err != nil {
 			return fmt.Errorf("sqlite: transition job %s: %w", t.JobID, err)
 		}
+		// A result is what a job is searched by: stored and indexed at once.
+		if len(t.Result) > 0 {
+			if err := indexSearch(ctx, tx, job); err != nil {
+				return err
+			}
+		}
 		updated = job
 		return nil
 	})

@@ -85,7 +85,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*AWS, er
 		}
 	})
 
-	tables := dynamodb.TableNames{Jobs: cfg.JobsTable, Usage: cfg.UsageTable, Accounts: cfg.AccountsTable, APIKeys: cfg.APIKeysTable, Idempotency: cfg.IdempotencyTable, SigningSecrets: cfg.SigningSecretsTable}
+	tables := dynamodb.TableNames{Jobs: cfg.JobsTable, Usage: cfg.UsageTable, Accounts: cfg.AccountsTable, APIKeys: cfg.APIKeysTable, Idempotency: cfg.IdempotencyTable, SigningSecrets: cfg.SigningSecretsTable, Search: cfg.SearchTable}
 	retention := time.Duration(cfg.RetentionDays) * 24 * time.Hour
 	router := sqs.Router{}
 	for kind, url := range map[callscribe.MessageKind]string{

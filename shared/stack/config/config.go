@@ -71,6 +71,7 @@ type Config struct {
 	APIKeysTable          string // API_KEYS_TABLE
 	IdempotencyTable      string // IDEMPOTENCY_TABLE
 	SigningSecretsTable   string // SIGNING_SECRETS_TABLE
+	SearchTable           string // SEARCH_TABLE
 	AudioBucket           string // AUDIO_BUCKET
 	TranscriptionQueueURL string // TRANSCRIPTION_QUEUE_URL
 	DerivedQueueURL       string // DERIVED_QUEUE_URL
@@ -139,6 +140,7 @@ func ConfigFromEnv() (Config, error) {
 		APIKeysTable:          os.Getenv("API_KEYS_TABLE"),
 		IdempotencyTable:      os.Getenv("IDEMPOTENCY_TABLE"),
 		SigningSecretsTable:   os.Getenv("SIGNING_SECRETS_TABLE"),
+		SearchTable:           os.Getenv("SEARCH_TABLE"),
 		AudioBucket:           os.Getenv("AUDIO_BUCKET"),
 		TranscriptionQueueURL: os.Getenv("TRANSCRIPTION_QUEUE_URL"),
 		DerivedQueueURL:       os.Getenv("DERIVED_QUEUE_URL"),

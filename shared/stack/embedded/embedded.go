@@ -345,7 +345,8 @@ func removeStaleTempFiles(dir string, patterns []string, cutoff time.Time) (int,
 }
 
 // purgeLoop removes the records of jobs deleted more than RETENTION_DAYS ago,
-// abandoned staged uploads and stale temporary files, hourly.
+// abandoned staged uploads and stale temporary files, and merges the search
+// index, hourly.
 func (l *Local) purgeLoop(ctx context.Context) {
 	tick := time.NewTicker(time.Hour)
 	defer tick.Stop()
@@ -364,6 +365,10 @@ func (l *Local) purgeLoop(ctx context.Context) {
 			}
 		} else if n > 0 {
 			l.Logger.Info("purged expired idempotency keys", "count", n)
+		}
+		// One full-text segment again: searches look every word up in each.
+		if _, err := l.DB.OptimizeSearch(ctx); err != nil && ctx.Err() == nil {
+			l.Logger.Error("optimizing the search index failed", "err", err)
 		}
 		l.sweepTemps(time.Now())
 		// Like the bucket's lifecycle rule: staged uploads left for a day were abandoned.

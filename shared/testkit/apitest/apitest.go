@@ -185,6 +185,7 @@ func Run(t *testing.T, target Target, opts Options) {
 		{"Derive", s.testDerive},
 		{"Delete", s.testDelete},
 		{"List", s.testList},
+		{"Search", s.testSearch},
 		{"Pagination", s.testPagination},
 		{"RateLimit", s.testRateLimit},
 		{"Idempotency", s.testIdempotency},

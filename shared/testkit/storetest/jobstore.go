@@ -73,6 +73,10 @@ func RunJobStoreTests(t *testing.T, newStore func(t *testing.T) callscribe.JobSt
 		{"List/FiltersFollowTransitionsAndDeletes", testListFiltersFollowTransitions},
 		{"List/FilterMatchingNothing", testListFilterMatchingNothing},
 		{"List/BySourceJob", testListBySource},
+		{"Search/WordsPhrasesSpeakersAndFilters", testSearch},
+		{"Search/MatchesSayWhere", testSearchMatches},
+		{"Search/FollowsDeletesAndPurges", testSearchFollowsDeletes},
+		{"Search/PagingAmongManyCandidates", testSearchPagingAmongMany},
 		{"UnfinishedJobIDs/LiveQueuedAndProcessingOldestFirst", testUnfinished},
 	}
 	for _, tc := range tests {

@@ -94,7 +94,10 @@ func (b *jobListPage) appendJSON(dst []byte) ([]byte, error) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = b.Transcriptions[i].appendJSON(dst)
+			var err error
+			if dst, err = b.Transcriptions[i].appendJSON(dst); err != nil {
+				return dst, err
+			}
 		}
 		dst = append(dst, ']')
 	}
@@ -105,7 +108,7 @@ func (b *jobListPage) appendJSON(dst []byte) ([]byte, error) {
 	return append(dst, "}\n"...), nil
 }
 
-func (j *jobSummaryResource) appendJSON(dst []byte) []byte {
+func (j *jobSummaryResource) appendJSON(dst []byte) ([]byte, error) {
 	dst = appendJobHead(dst, j.JobID, j.Type, j.Status)
 	if j.SourceJobID != "" {
 		dst = append(dst, `,"source_job_id":`...)
@@ -118,7 +121,16 @@ func (j *jobSummaryResource) appendJSON(dst []byte) []byte {
 	dst = append(dst, `,"audio_seconds":`...)
 	dst = appendJSONFloat(dst, j.AudioSeconds)
 	dst = appendTimes(dst, j.CreatedAt, j.UpdatedAt)
-	return append(dst, '}')
+	if len(j.Matches) > 0 {
+		// Only search pages carry matches: encoding/json writes them.
+		var m bytes.Buffer
+		if err := bodyEncoder(&m).Encode(j.Matches); err != nil {
+			return dst, err
+		}
+		dst = append(dst, `,"matches":`...)
+		dst = append(dst, bytes.TrimSuffix(m.Bytes(), []byte("\n"))...)
+	}
+	return append(dst, '}'), nil
 }
 
 func appendOptionalString(dst []byte, s *string) []byte {

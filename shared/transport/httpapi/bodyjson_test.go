@@ -47,6 +47,7 @@ func TestBodyAppendersMatchEncodingJSON(t *testing.T) {
 	name := "call.mp3"
 	lang := "en-US"
 	next := "v1.abc_DEF-123"
+	start, end := 1.5, 2.25
 	for _, s := range awkwardStrings {
 		job := &jobResource{
 			JobID: s, Type: callscribe.JobType(s), Status: callscribe.JobStatus(s), SourceJobID: s,
@@ -60,6 +61,10 @@ func TestBodyAppendersMatchEncodingJSON(t *testing.T) {
 		page := &jobListPage{Transcriptions: []jobSummaryResource{
 			{JobID: s, Type: callscribe.TypeTranscription, Status: callscribe.StatusSucceeded, OriginalFilename: &s, Language: &s, AudioSeconds: 61.25, CreatedAt: apiTime(when), UpdatedAt: apiTime(when.Add(time.Hour))},
 			{JobID: "b", Type: callscribe.TypeSummary, Status: callscribe.StatusQueued, SourceJobID: s},
+			{JobID: "c", Matches: []searchMatchResource{
+				{Field: "transcript", Segment: 3, TimeStart: &start, TimeEnd: &end, SpeakerAlias: "User", Text: s},
+				{Field: "summary", Text: s},
+			}},
 		}, NextCursor: &s, RequestID: s}
 		if got, want := appended(t, page), referenceJSON(t, page); !bytes.Equal(got, want) {
 			t.Errorf("page %q:\n got %s\nwant %s", s, got, want)

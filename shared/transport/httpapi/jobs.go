@@ -212,6 +212,13 @@ func parseFilter(q map[string][]string) (callscribe.JobFilter, error) {
 		}
 		f.SourceJobID = id
 	}
+	text, _ := singleParam(q, "q")
+	speaker, _ := singleParam(q, "speaker")
+	search, err := callscribe.ParseSearchQuery(text, speaker)
+	if err != nil {
+		return f, err
+	}
+	f.Search = search
 	return f, nil
 }
 
@@ -257,6 +264,18 @@ type jobSummaryResource struct {
 	AudioSeconds     float64              `json:"audio_seconds"`
 	CreatedAt        apiTime              `json:"created_at"`
 	UpdatedAt        apiTime              `json:"updated_at"`
+	// Matches is set on the entries of a search (q) only.
+	Matches []searchMatchResource `json:"matches,omitempty"`
+}
+
+// searchMatchResource is one entry of a listed job's matches.
+type searchMatchResource struct {
+	Field        string   `json:"field"`
+	Segment      int      `json:"segment"`
+	TimeStart    *float64 `json:"time_start,omitempty"`
+	TimeEnd      *float64 `json:"time_end,omitempty"`
+	SpeakerAlias string   `json:"speaker_alias,omitempty"`
+	Text         string   `json:"text"`
 }
 
 func jobSummary(j *callscribe.Job) jobSummaryResource {
@@ -275,6 +294,11 @@ func jobSummary(j *callscribe.Job) jobSummaryResource {
 	}
 	if j.Type.Derived() {
 		item.AudioSeconds = 0 // metered on the source transcription
+	}
+	for _, m := range j.Matches {
+		item.Matches = append(item.Matches, searchMatchResource{
+			Field: m.Field, Segment: m.Index, TimeStart: m.TimeStart, TimeEnd: m.TimeEnd, SpeakerAlias: m.Speaker, Text: m.Text,
+		})
 	}
 	return item
 }

@@ -1,7 +1,8 @@
 // Command apibench measures the API's throughput and memory on the local stack
 // (make bench-api): it starts the local binary, fills one account with jobs,
 // and runs wrk against GET job, the first list page, the list with each filter
-// (including filters that match nothing), and create-summary, beside a bare
+// (including filters that match nothing) and with a search (q) matching 10
+// jobs or every job, and create-summary, beside a bare
 // net/http handler serving the same GET body in the same run, reported as
 // ratios. Then it uploads sixteen 10 MiB files at once and reports the
 // process's peak RSS (VmHWM) before and after, speech decoders included.
@@ -80,6 +81,12 @@ func main() {
 	waitDrained(base, key)
 	fmt.Printf("the workers finished them in %s more\n", time.Since(start).Round(time.Second))
 	middle := createdAt(base, key, ids[len(ids)/2])
+	var hits struct {
+		Transcriptions []json.RawMessage `json:"transcriptions"`
+	}
+	if err := json.Unmarshal(get(base+"/v1/transcriptions?limit=100&q=zebra+printer", key), &hits); err != nil || len(hits.Transcriptions) != min(searchMatches, len(ids)) {
+		log.Fatalf("the search case finds %d jobs (%v), want %d", len(hits.Transcriptions), err, searchMatches)
+	}
 
 	// The bare handler serves a body like GET job's, with the same headers.
 	jobBody := get(base+"/v1/transcriptions/"+ids[0], key)
@@ -112,6 +119,9 @@ func main() {
 		{name: "list language=fr (none)", url: list + "?language=fr"},
 		{name: "list created_after=middle", url: list + "?created_after=" + url.QueryEscape(middle)},
 		{name: "list job_id=one", url: list + "?job_id=" + ids[len(ids)/4]},
+		{name: "list q=zebra printer (10 jobs)", url: list + "?q=zebra+printer"},
+		{name: `list q="zebra printer" (10)`, url: list + "?q=" + url.QueryEscape(`"zebra printer"`)},
+		{name: "list q=internet (every job)", url: list + "?q=internet"},
 		{name: "POST /v1/summarize (text)", url: base + "/v1/summarize", post: `{"transcript_text":"Agent: thanks for calling. User: I was charged twice and want a refund."}`},
 	}
 	results := map[string]float64{}
@@ -210,10 +220,15 @@ func apiKey(base string) string {
 	return postJSON(base+"/dashboard/api-keys", token, `{}`)["api_key"].(string)
 }
 
+// searchMatches is how many filled jobs the search case's query matches.
+const searchMatches = 10
+
 // fill creates n summary jobs from text, 64 at a time, and returns their ids
-// in creation order.
+// in creation order; searchMatches of them, spread evenly, mention a zebra
+// printer.
 func fill(base, key string, n int) []string {
 	ids := make([]string, n)
+	rareEvery := max(1, n/searchMatches)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	tr := &http.Transport{MaxIdleConnsPerHost: 64}
@@ -228,6 +243,10 @@ func fill(base, key string, n int) []string {
 					return
 				}
 				body := fmt.Sprintf(`{"transcript_text":"Agent: thank you for calling, this is call %d. User: my internet is down since this morning."}`, i)
+				if i%rareEvery == 0 {
+					// The search case's 10 jobs: words no other job has.
+					body = fmt.Sprintf(`{"transcript_text":"Agent: thank you for calling, this is call %d. User: my zebra printer jammed and my internet is down."}`, i)
+				}
 				req, _ := http.NewRequest(http.MethodPost, base+"/v1/summarize", strings.NewReader(body))
 				req.Header.Set("Authorization", "Bearer "+key)
 				resp, err := hc.Do(req)

@@ -249,6 +249,32 @@ try {
   check((await fromLinks.count()) === 3, `each summary and tags job names its source call (${await fromLinks.count()})`);
   check((await fromLinks.first().getAttribute("href")) === "#/calls/" + callID, "and links to it");
 
+  step = "search across calls";
+  // The test engine's call: the Agent thanks the caller, the User "was charged twice ... and wants a refund".
+  await page.getByLabel("Search calls").fill('"charged twice"');
+  await page.getByLabel("Said by").selectOption("User");
+  await page.getByRole("button", { name: "Filter" }).click();
+  const hits = page.getByRole("list", { name: "Matches in support-call.wav" });
+  await hits.waitFor();
+  check(new URL(page.url()).hash === "#/?q=%22charged+twice%22&speaker=User", `the search is kept in the route (${new URL(page.url()).hash})`);
+  check((await page.locator("tr.hit").count()) === 1, `one call matches (${await page.locator("tr.hit").count()})`);
+  const hitLine = hits.getByRole("listitem").first();
+  check(/User:\s*i was charged twice on my bill/.test(await hitLine.innerText()), `the hit shows the matching line (${await hitLine.innerText()})`);
+  check((await hitLine.locator("mark").allInnerTexts()).join(" ") === "charged twice", "and marks the words searched for");
+  const seek = await hitLine.getByRole("link").getAttribute("href");
+  check(new RegExp("^#/calls/" + callID + "\\?t=\\d+(\\.\\d+)?$").test(seek), `the hit opens the review screen at its time (${seek})`);
+  await shot("12-search");
+  await page.reload();
+  await hits.waitFor();
+  check((await page.getByLabel("Search calls").inputValue()) === '"charged twice"' && (await page.getByLabel("Said by").inputValue()) === "User", "a reload keeps the search");
+  await page.getByLabel("Said by").selectOption("Agent");
+  await page.getByRole("button", { name: "Filter" }).click();
+  await page.getByText("No calls say that.").waitFor();
+  check(true, "the Agent never said it");
+  await page.getByRole("link", { name: "Calls", exact: true }).click();
+  await page.getByRole("link", { name: "support-call.wav", exact: true }).waitFor();
+  check((await page.getByLabel("Search calls").inputValue()) === "", "the Calls link clears the search");
+
   step = "delete";
   await page.getByRole("link", { name: "support-call.wav", exact: true }).click();
   await page.getByRole("button", { name: "Delete" }).click();

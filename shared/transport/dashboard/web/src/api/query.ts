@@ -6,6 +6,10 @@ export interface JobFilter {
   created_after?: string;
   /** One job by its id (the list entry carries the file name and length a job read lacks). */
   job_id?: string;
+  /** Search across calls: jobs whose text holds every word ("quoted phrases" in order). */
+  q?: string;
+  /** With q, one speaker's lines only: Agent or User. */
+  speaker?: string;
 }
 
 /** The query string of one page of the job list: limit, the filters that are set, and the cursor. */

@@ -1047,6 +1047,34 @@ export interface components {
             audio_seconds: number;
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
+            /** @description On a search (`q`) only, where the job matched - its first segments (at most three) holding a word or phrase of the query. */
+            matches?: components["schemas"]["SearchMatch"][];
+        };
+        SearchMatch: {
+            /**
+             * @description Where the text is - a transcript segment, the `transcript_text` a derived job was made from, a summary's topic or its summary.
+             * @enum {string}
+             */
+            field: "transcript" | "input" | "topic" | "summary";
+            /** @description For `transcript`, the segment's index in `result.transcript`; for `input`, the line's index in the text; 0 otherwise. */
+            segment: number;
+            /**
+             * Format: double
+             * @description Seconds; transcript segments only, so a player can seek to the hit.
+             */
+            time_start?: number;
+            /**
+             * Format: double
+             * @description Seconds; transcript segments only.
+             */
+            time_end?: number;
+            /**
+             * @description The segment's speaker; omitted when none is known.
+             * @enum {string}
+             */
+            speaker_alias?: "Agent" | "User";
+            /** @description The segment's whole text. */
+            text: string;
         };
         JobList: {
             transcriptions: components["schemas"]["JobSummary"][];
@@ -1500,7 +1528,7 @@ export interface components {
                 };
             };
         };
-        /** @description INVALID_PAGINATION (limit or cursor), INVALID_FILTER (status, type, job_id, source_job_id or created_after). */
+        /** @description INVALID_PAGINATION (limit or cursor), INVALID_FILTER (status, type, job_id, source_job_id, created_after, q or speaker). */
         ListBadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -1856,6 +1884,26 @@ export interface components {
          *     absent.
          */
         SourceJobIdFilter: string;
+        /**
+         * @description Search across calls: only jobs whose text holds every word of the query,
+         *     case-insensitively and as whole words (words are runs of letters and digits;
+         *     `"quoted phrases"` must appear with their words in order within one segment, and
+         *     so must a word written with inner punctuation such as `e-mail`). A
+         *     transcription is searched by its transcript; a succeeded summary by its topic and
+         *     summary; a tags job or a succeeded summary made from `transcript_text` also by that
+         *     text. Combines
+         *     with the other filters and pages with the same cursor rules; each listed job
+         *     then carries `matches`. At most 200 characters and 10 words; longer, an
+         *     unclosed quote, or no word at all is 400 INVALID_FILTER. An empty value counts
+         *     as absent.
+         */
+        SearchQuery: string;
+        /**
+         * @description With `q`, search only that speaker's segments (and lines of text marked
+         *     `Agent:` or `User:`): Agent or User, any case. Another value, or `speaker`
+         *     without `q`, is 400 INVALID_FILTER. An empty value counts as absent.
+         */
+        SpeakerFilter: string;
     };
     requestBodies: {
         /**
@@ -2034,6 +2082,26 @@ export interface operations {
                  *     absent.
                  */
                 source_job_id?: components["parameters"]["SourceJobIdFilter"];
+                /**
+                 * @description Search across calls: only jobs whose text holds every word of the query,
+                 *     case-insensitively and as whole words (words are runs of letters and digits;
+                 *     `"quoted phrases"` must appear with their words in order within one segment, and
+                 *     so must a word written with inner punctuation such as `e-mail`). A
+                 *     transcription is searched by its transcript; a succeeded summary by its topic and
+                 *     summary; a tags job or a succeeded summary made from `transcript_text` also by that
+                 *     text. Combines
+                 *     with the other filters and pages with the same cursor rules; each listed job
+                 *     then carries `matches`. At most 200 characters and 10 words; longer, an
+                 *     unclosed quote, or no word at all is 400 INVALID_FILTER. An empty value counts
+                 *     as absent.
+                 */
+                q?: components["parameters"]["SearchQuery"];
+                /**
+                 * @description With `q`, search only that speaker's segments (and lines of text marked
+                 *     `Agent:` or `User:`): Agent or User, any case. Another value, or `speaker`
+                 *     without `q`, is 400 INVALID_FILTER. An empty value counts as absent.
+                 */
+                speaker?: components["parameters"]["SpeakerFilter"];
             };
             header?: {
                 /**
@@ -2715,6 +2783,26 @@ export interface operations {
                  *     absent.
                  */
                 source_job_id?: components["parameters"]["SourceJobIdFilter"];
+                /**
+                 * @description Search across calls: only jobs whose text holds every word of the query,
+                 *     case-insensitively and as whole words (words are runs of letters and digits;
+                 *     `"quoted phrases"` must appear with their words in order within one segment, and
+                 *     so must a word written with inner punctuation such as `e-mail`). A
+                 *     transcription is searched by its transcript; a succeeded summary by its topic and
+                 *     summary; a tags job or a succeeded summary made from `transcript_text` also by that
+                 *     text. Combines
+                 *     with the other filters and pages with the same cursor rules; each listed job
+                 *     then carries `matches`. At most 200 characters and 10 words; longer, an
+                 *     unclosed quote, or no word at all is 400 INVALID_FILTER. An empty value counts
+                 *     as absent.
+                 */
+                q?: components["parameters"]["SearchQuery"];
+                /**
+                 * @description With `q`, search only that speaker's segments (and lines of text marked
+                 *     `Agent:` or `User:`): Agent or User, any case. Another value, or `speaker`
+                 *     without `q`, is 400 INVALID_FILTER. An empty value counts as absent.
+                 */
+                speaker?: components["parameters"]["SpeakerFilter"];
             };
             header?: {
                 /**

@@ -10,6 +10,7 @@ import { append, el, replace } from "../dom";
 import { clock, when } from "../format";
 import { listPageSize } from "../limits";
 import { pollJob } from "../polling";
+import { hashOfSearch, searchHits, searchOfHash } from "../components/searchHits";
 import { jobHref } from "../router";
 import { currentLimits } from "../state";
 
@@ -21,6 +22,14 @@ function sourceLink(cell: HTMLElement, j: JobSummary, names: Map<string, string>
   if (!source) return;
   const name = names.get(source) ?? "call " + source.slice(0, 8);
   append(cell, el("div", { class: "source small" }, el("a", { href: "#/calls/" + source }, "from " + name)));
+}
+
+/** A job's row, and under a search hit a row of its matching lines. */
+function jobRows(j: JobSummary, names: Map<string, string>, query: string): HTMLTableRowElement[] {
+  const row = jobRow(j, names);
+  if (!j.matches?.length) return [row];
+  row.classList.add("hit");
+  return [row, el("tr", { class: "hit-lines" }, el("td", { colspan: String(columns.length) }, searchHits(j, query)))];
 }
 
 /** A job's row; a job still running updates its status cell until it finishes. names maps the listed calls' ids to their file names. */
@@ -52,7 +61,7 @@ function options(values: string[], any: string): HTMLOptionElement[] {
   return values.map((v) => el("option", { value: v }, v || any));
 }
 
-/** The calls list: the upload form, filters, and the jobs page by page. */
+/** The calls list: the upload form, a search across calls (kept in the route, #/?q=...), filters, and the jobs page by page. */
 export function callsPage(): HTMLElement {
   const tbody = el("tbody");
   const status = statusRegion();
@@ -61,6 +70,10 @@ export function callsPage(): HTMLElement {
   const fType = el("select", { id: "f-type" }, ...options(["", "transcription", "summary", "tags"], "Any type"));
   const fLang = el("input", { id: "f-language", type: "text", placeholder: "en", size: "6" });
   const fAfter = el("input", { id: "f-after", type: "datetime-local" });
+  const initial = searchOfHash(location.hash);
+  const fQ = el("input", { id: "f-q", type: "search", placeholder: 'refund "card number"', maxlength: "200", size: "28", value: initial.q });
+  const fSpeaker = el("select", { id: "f-speaker" }, ...options(["", "Agent", "User"], "Either speaker"));
+  fSpeaker.value = initial.speaker;
   let cursor: string | null = null;
   const names = new Map<string, string>();
   const filter = (): api.JobFilter => ({
@@ -68,6 +81,8 @@ export function callsPage(): HTMLElement {
     type: fType.value,
     language: fLang.value.trim(),
     created_after: fAfter.value ? new Date(fAfter.value).toISOString() : "",
+    q: fQ.value.trim(),
+    speaker: fQ.value.trim() ? fSpeaker.value : "",
   });
   const load = async (reset: boolean) => {
     if (reset) {
@@ -83,13 +98,14 @@ export function callsPage(): HTMLElement {
       for (let requests = 0; ; requests++) {
         const page = await api.listJobs(filter(), cursor, listPageSize(currentLimits()));
         for (const j of page.transcriptions) if (j.type === "transcription" && j.original_filename) names.set(j.job_id, j.original_filename);
-        for (const j of page.transcriptions) tbody.appendChild(jobRow(j, names));
+        for (const j of page.transcriptions) for (const row of jobRows(j, names, fQ.value)) tbody.appendChild(row);
         shown += page.transcriptions.length;
         cursor = page.next_cursor;
         if (shown > 0 || !cursor || requests >= 4) break;
       }
       if (reset && shown === 0) {
-        tbody.appendChild(emptyRow(columns.length, cursor ? "No matching calls among the most recent ones; More searches older calls." : "No calls yet. Upload one above."));
+        const none = fQ.value.trim() ? "No calls say that." : "No calls yet. Upload one above.";
+        tbody.appendChild(emptyRow(columns.length, cursor ? "No matching calls among the most recent ones; More searches older calls." : none));
       }
       more.hidden = !cursor;
     } catch (e) {
@@ -103,9 +119,15 @@ export function callsPage(): HTMLElement {
       class: "filters",
       onsubmit: (e: Event) => {
         e.preventDefault();
+        // The search goes into the route (a reload or a shared link keeps
+        // it) without rendering the page again, which would reset the filters.
+        const hash = hashOfSearch({ q: fQ.value, speaker: fSpeaker.value });
+        if (hash !== (location.hash || "#/")) history.pushState(null, "", hash);
         load(true);
       },
     },
+    el("div", { class: "search" }, el("label", { for: "f-q" }, "Search calls"), fQ),
+    el("div", {}, el("label", { for: "f-speaker" }, "Said by"), fSpeaker),
     el("div", {}, el("label", { for: "f-status" }, "Status"), fStatus),
     el("div", {}, el("label", { for: "f-type" }, "Type"), fType),
     el("div", {}, el("label", { for: "f-language" }, "Language"), fLang),
