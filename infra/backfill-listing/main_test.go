@@ -25,7 +25,7 @@ func TestBackfillGivesOldJobsTheirListingKeys(t *testing.T) {
 	}
 	servers := awstest.StartT(t, awstest.Options{DynamoDB: true})
 	client := ddb.NewFromConfig(servers.DynamoDBConfig())
-	names := dynamodb.TableNames{Jobs: "bf-jobs", Usage: "bf-usage", Accounts: "bf-accounts", APIKeys: "bf-keys", Idempotency: "bf-idempotency", Search: "bf-search"}
+	names := dynamodb.TableNames{Jobs: "bf-jobs", Usage: "bf-usage", Accounts: "bf-accounts", APIKeys: "bf-keys", Idempotency: "bf-idempotency", SigningSecrets: "bf-signing-secrets", Search: "bf-search"}
 	if err := dynamodb.CreateTables(t.Context(), client, names); err != nil {
 		t.Fatal(err)
 	}
