@@ -55,7 +55,7 @@ func BenchmarkSearchJobs(b *testing.B) {
 	}
 	if os.Getenv("BENCH_SEARCH_OPTIMIZE") != "" {
 		start := time.Now()
-		if _, err := db.OptimizeSearch(b.Context()); err != nil {
+		if _, err := db.OptimizeSearch(b.Context(), 2); err != nil {
 			b.Fatal(err)
 		}
 		b.Logf("optimize %s", time.Since(start))

@@ -175,8 +175,12 @@ func TestOptimizeSearch(t *testing.T) {
 	if segments() < 2 {
 		t.Fatalf("20 writes left %d segments; the test needs several", segments())
 	}
+	// Below its threshold the check leaves the index as it is.
+	if merged, err := db.OptimizeSearch(t.Context(), segments()+1); err != nil || merged {
+		t.Fatalf("OptimizeSearch under its threshold = %v, %v; want no merge", merged, err)
+	}
 	for _, want := range []bool{true, false} {
-		merged, err := db.OptimizeSearch(t.Context())
+		merged, err := db.OptimizeSearch(t.Context(), 2)
 		if err != nil || merged != want {
 			t.Fatalf("OptimizeSearch = %v, %v; want %v", merged, err, want)
 		}

@@ -191,7 +191,7 @@ func (l *Local) Run(ctx context.Context, ready func(addr string)) error {
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	budget := newShutdownBudget(l.shutdownGrace())
 	var wg sync.WaitGroup
-	wg.Add(2)
+	wg.Add(3)
 	go func() {
 		defer wg.Done()
 		if err := queue.Consume(workCtx, l.Config.Workers, l.Worker, sqlite.ConsumeOptions{Logger: l.Logger, HandBackAfter: budget.handBack}); err != nil && !errors.Is(err, context.Canceled) {
@@ -201,6 +201,10 @@ func (l *Local) Run(ctx context.Context, ready func(addr string)) error {
 	go func() {
 		defer wg.Done()
 		l.purgeLoop(workCtx)
+	}()
+	go func() {
+		defer wg.Done()
+		l.searchMergeLoop(workCtx)
 	}()
 
 	serveErr := make(chan error, 1)
@@ -344,6 +348,34 @@ func removeStaleTempFiles(dir string, patterns []string, cutoff time.Time) (int,
 	return removed, nil
 }
 
+// searchMergeCheck is how often the local process looks at the search index,
+// and searchMergeSegments how fragmented it must be to be merged then: a
+// burst of writes (an import, a busy hour) leaves the index in many segments,
+// each of which every search reads, long before the hourly merge.
+const (
+	searchMergeCheck    = time.Minute
+	searchMergeSegments = 8
+)
+
+// searchMergeLoop merges the search index when a burst of writes has left it
+// in searchMergeSegments segments or more.
+func (l *Local) searchMergeLoop(ctx context.Context) {
+	tick := time.NewTicker(searchMergeCheck)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if merged, err := l.DB.OptimizeSearch(ctx, searchMergeSegments); err != nil && ctx.Err() == nil {
+			l.Logger.Error("merging the search index failed", "err", err)
+		} else if merged {
+			l.Logger.Info("merged the search index after a burst of writes")
+		}
+	}
+}
+
 // purgeLoop removes the records of jobs deleted more than RETENTION_DAYS ago,
 // abandoned staged uploads and stale temporary files, and merges the search
 // index, hourly.
@@ -367,7 +399,7 @@ func (l *Local) purgeLoop(ctx context.Context) {
 			l.Logger.Info("purged expired idempotency keys", "count", n)
 		}
 		// One full-text segment again: searches look every word up in each.
-		if _, err := l.DB.OptimizeSearch(ctx); err != nil && ctx.Err() == nil {
+		if _, err := l.DB.OptimizeSearch(ctx, 2); err != nil && ctx.Err() == nil {
 			l.Logger.Error("optimizing the search index failed", "err", err)
 		}
 		l.sweepTemps(time.Now())

@@ -42,6 +42,7 @@ func main() {
 	conns := flag.Int("c", 32, "wrk connections")
 	uploads := flag.Int("uploads", 16, "concurrent 10 MiB uploads for the memory figure (0 skips)")
 	settle := flag.Duration("settle", 30*time.Second, "how long the workers transcribe the uploads before the last RSS reading")
+	searchSettle := flag.Duration("search-settle", 65*time.Second, "how long to wait after the fill for the local process's search-index merge (it checks every minute); 0 measures the index right after the writes")
 	uploadPath := flag.String("upload-path", "direct", "direct or two-step: how the memory figure's uploads are sent")
 	flag.Parse()
 	if *bin == "" {
@@ -80,6 +81,14 @@ func main() {
 	start = time.Now()
 	waitDrained(base, key)
 	fmt.Printf("the workers finished them in %s more\n", time.Since(start).Round(time.Second))
+	// A burst of writes leaves the full-text index in many segments, each of
+	// which a search reads, until the local process merges it (within a minute
+	// of the burst): by default the rows below measure the index a user meets
+	// after an import, not during its first minute.
+	if *searchSettle > 0 {
+		time.Sleep(*searchSettle)
+		fmt.Printf("waited %s for the search index merge\n", *searchSettle)
+	}
 	middle := createdAt(base, key, ids[len(ids)/2])
 	var hits struct {
 		Transcriptions []json.RawMessage `json:"transcriptions"`
