@@ -3,8 +3,6 @@ package dynamodb
 import (
 	"bytes"
 	"encoding/json"
-	"math"
-	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -14,69 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
+	"github.com/callscribe/callscribe/shared/testkit/storetest"
 )
-
-// syntheticResult is a transcription result of a call of the given minutes
-// shaped like an engine's with word timings: two speakers taking turns of 4
-// to 30 words at about 160 words a minute, every word with start and end to
-// the millisecond and a confidence to 4 decimals, every segment with its mean
-// confidence and a sentiment, plus the call's metrics and sentiment. Words
-// are drawn by a Zipf law, as words of speech are, from a vocabulary of
-// common English words and a tail of random letters; it is about 960 KB of
-// JSON an hour, the size measured on real hour-long results. The seed fixes the result.
-func syntheticResult(t testing.TB, minutes int, seed uint64) json.RawMessage {
-	t.Helper()
-	rng := rand.New(rand.NewPCG(seed, 1))
-	// Distinct forms of the common words, the long tail made of random
-	// letters (names, numbers, rare words), so the vocabulary is 3,000 words.
-	vocab := strings.Fields(commonWords)
-	for len(vocab) < 3000 {
-		var b strings.Builder
-		for range 3 + rng.IntN(8) {
-			b.WriteByte(byte('a' + rng.IntN(26)))
-		}
-		vocab = append(vocab, b.String())
-	}
-	zipf := rand.NewZipf(rng, 1.1, 2, uint64(len(vocab)-1))
-	round := func(x float64, digits float64) float64 {
-		p := math.Pow(10, digits)
-		return math.Round(x*p) / p
-	}
-	labels := []string{"positive", "neutral", "negative"}
-	end := float64(minutes * 60)
-	var segs []callscribe.Segment
-	words := 0
-	for at, speaker := 0.3, 0; at < end; speaker = 1 - speaker {
-		seg := callscribe.Segment{SpeakerID: speaker, SpeakerAlias: []string{"Agent", "Customer"}[speaker]}
-		var text []string
-		sum := 0.0
-		for range 4 + rng.IntN(27) {
-			w := vocab[zipf.Uint64()]
-			d := 0.08 + 0.034*float64(len(w)) + 0.054*rng.Float64()
-			// Engines' confidences crowd near 1 with a tail of doubtful words.
-			c := round(1-0.5*math.Pow(rng.Float64(), 3), 4)
-			seg.Words = append(seg.Words, callscribe.Word{Text: w, Start: round(at, 3), End: round(at+d, 3), Confidence: &c})
-			text = append(text, w)
-			sum += c
-			at += d + 0.013 + 0.04*rng.Float64()
-		}
-		seg.Text = strings.Join(text, " ")
-		seg.TimeStart = seg.Words[0].Start
-		seg.TimeEnd = seg.Words[len(seg.Words)-1].End
-		mean := round(sum/float64(len(seg.Words)), 4)
-		seg.Confidence = &mean
-		seg.Sentiment = &callscribe.SegmentSentiment{Label: labels[rng.IntN(3)], Score: round(2*rng.Float64()-1, 3)}
-		segs = append(segs, seg)
-		words += len(seg.Words)
-		at += 0.13 + 0.67*rng.Float64()
-	}
-	lang := "en"
-	b, err := json.Marshal(callscribe.TranscriptionResult{Language: &lang, DurationSeconds: end, WordsCount: &words, Transcript: segs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 // TestSyntheticResultSizes logs the sizes and compression ratios the package
 // documentation quotes, and checks resultMinutesThatFit against them: a
@@ -84,7 +21,7 @@ func syntheticResult(t testing.TB, minutes int, seed uint64) json.RawMessage {
 // not.
 func TestSyntheticResultSizes(t *testing.T) {
 	for _, m := range []int{1, 10, 30, 60, 120} {
-		r := syntheticResult(t, m, 7)
+		r := storetest.LongResult(t, m, 7)
 		av, err := largeJSONAttr(r)
 		if err != nil {
 			t.Fatal(err)
@@ -100,7 +37,7 @@ func TestSyntheticResultSizes(t *testing.T) {
 		minutes int
 		fits    bool
 	}{{resultMinutesThatFit, true}, {resultMinutesThatFit * 11 / 10, false}} {
-		av, err := largeJSONAttr(syntheticResult(t, c.minutes, 7))
+		av, err := largeJSONAttr(storetest.LongResult(t, c.minutes, 7))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,7 +63,7 @@ func TestLongResultRoundTrips(t *testing.T) {
 	s := NewJobStore(client, names, retention)
 	j := job("acc-long", t0)
 	startedJob(t, s, j, nil)
-	result := syntheticResult(t, resultMinutesThatFit, 7)
+	result := storetest.LongResult(t, resultMinutesThatFit, 7)
 	succeed := callscribe.TransitionSucceed.For(j.ID, t0.Add(time.Minute))
 	succeed.Result = result
 	done, err := s.TransitionJob(t.Context(), succeed)
@@ -169,7 +106,7 @@ func TestPlainStringResultStillReads(t *testing.T) {
 	s := NewJobStore(client, names, retention)
 	j := job("acc-old", t0)
 	j.Status = callscribe.StatusSucceeded
-	result := syntheticResult(t, 15, 3)
+	result := storetest.LongResult(t, 15, 3)
 	item, err := jobItem(j)
 	if err != nil {
 		t.Fatal(err)
@@ -194,7 +131,7 @@ func TestDerivedJobLargeInputRoundTrips(t *testing.T) {
 	names := newTables(t)
 	s := NewJobStore(client, names, retention)
 	var call callscribe.TranscriptionResult
-	if err := json.Unmarshal(syntheticResult(t, 60, 5), &call); err != nil {
+	if err := json.Unmarshal(storetest.LongResult(t, 60, 5), &call); err != nil {
 		t.Fatal(err)
 	}
 	j := job("acc-derived", t0)
@@ -231,7 +168,7 @@ func TestResultTooLargeFailsJob(t *testing.T) {
 	j.AudioSeconds = 7200
 	startedJob(t, s, j, &callscribe.QuotaReservation{Month: "2025-03", LimitSeconds: 10000})
 	succeed := callscribe.TransitionSucceed.For(j.ID, t0.Add(time.Minute))
-	succeed.Result = syntheticResult(t, 120, 7)
+	succeed.Result = storetest.LongResult(t, 120, 7)
 	done, err := s.TransitionJob(t.Context(), succeed)
 	if err != nil {
 		t.Fatalf("succeed with a two-hour result: %v", err)
@@ -266,19 +203,3 @@ func TestResultTooLargeFailsJob(t *testing.T) {
 		t.Fatalf("a redelivered succeed = %v, want CONFLICT", err)
 	}
 }
-
-const commonWords = `the to and a of I you that it is in we have for this on your
-be can with so just not do but are my was what me all at if know like will
-get there they as about one out up no he or would yes yeah okay right um uh
-account number call thank thanks please sorry help need time let see go
-going now how then from an when here our us been could back by did card
-payment bill order phone service customer check today name email address
-date day week month any some more well also make sure because want see
-got which them said give take people first last new good great problem
-issue refund charge credit balance plan price cost minute minutes hold
-transfer manager information system update change cancel moment really
-think look looking say tell ask question support through again still
-other were had has she her his him their its into over after before only
-very much many way work where why who something anything nothing mean
-correct exactly perfect alright hello hi bye morning afternoon evening
-`
