@@ -63,6 +63,9 @@ const (
 	JobErrProviderError       = "provider_error"
 	JobErrSubmitFailed        = "submit_failed"
 	JobErrInternal            = "internal_error"
+	// JobErrResultTooLarge: the result is larger than the store can hold (the
+	// AWS stack's job items are capped at 400 KB; see package dynamodb).
+	JobErrResultTooLarge = "result_too_large"
 )
 
 // JobError is the `error` block of a failed job. It is also an error value: an

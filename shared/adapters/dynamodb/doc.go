@@ -8,8 +8,10 @@
 // CreateTables uses and template.yaml mirrors), all on-demand:
 //
 // Jobs, partition key id (S). Attributes are the Job fields in snake_case; JSON
-// fields (metadata, input, callback, result, error) are stored as JSON strings;
-// times are fixed-width UTC strings "2006-01-02T15:04:05.000000000Z" so that
+// fields (metadata, input, callback, result, error) are stored as JSON strings,
+// except that a result or a derived job's input over 32 KB is stored as its
+// gzip-compressed bytes (B; see "Large results" below); times are
+// fixed-width UTC strings "2006-01-02T15:04:05.000000000Z" so that
 // string order is time order and nanoseconds survive. Items written before jobs
 // had a type have no `type` attribute; they read as transcription and match a
 // type=transcription filter. Six GSIs; the five listing indexes are
@@ -92,6 +94,30 @@
 //     oldest first; PurgeDeletedJobs queries the second with lifecycle_at < cutoff.
 //     Both partitions hold few items at any time (finished live jobs, the bulk of
 //     the table, are not in the index), so the constant hash keys stay small.
+//
+// Large results: an item is capped at 400 KB (names and values), and a
+// transcription's result with word timings, confidences and segment
+// sentiment is about 16 KB of JSON a minute of call (about 960 KB an hour
+// measured on real results; the synthetic result of largeresult_test.go is
+// made to match, 965 KB), so above compressAbove (32 KB) result and input
+// are stored gzip-compressed: the timings and confidences are mostly random
+// digits, and the measured ratio is 4.5, 215 KB an hour. Reads take either form (items written
+// before keep plain strings), so GetJob, the listings, the search
+// confirmation and the backfills return the same bytes as before. Before a
+// succeed transition the store sizes the job's item without the result
+// (readListed reads it whole) and the compressed result; when the result
+// does not fit in itemLimitBytes less that and a 2 KB margin, the transition
+// fails the job instead (same compare-and-set from processing, quota
+// released, nothing of the result or its search terms written) with
+// callscribe.JobErrResultTooLarge, and logs it. Otherwise DynamoDB would
+// refuse the write (ValidationException) on every retry and the job would
+// end as internal_error. A job with little metadata and no keyterms has
+// about 406 KB of room: about 110 minutes of call (resultMinutesThatFit; a
+// two-hour result is 430 KB compressed and fails); 64 KiB of metadata or
+// keyterms each take about 18 minutes off. A summary or tags job of a call
+// near that limit holds the call's segments as its input and may itself
+// fail with result_too_large. Longer calls need the result stored outside
+// the item (in the audio bucket, the item keeping its key).
 //
 // Every state change is a conditional write: transitions use ConditionExpression
 // attribute_exists(id) AND attribute_not_exists(deleted_at) AND status IN (From...),

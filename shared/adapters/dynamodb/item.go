@@ -1,8 +1,11 @@
 package dynamodb
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -142,7 +145,6 @@ func jobItem(j *callscribe.Job) (map[string]types.AttributeValue, error) {
 		attrAudioKey:    j.AudioKey,
 		attrAudioFormat: string(j.AudioFormat),
 		attrMetadata:    string(j.Metadata),
-		attrResult:      string(j.Result),
 		attrQuotaMonth:  j.QuotaMonth,
 	}
 	for name, v := range optional {
@@ -162,6 +164,13 @@ func jobItem(j *callscribe.Job) (map[string]types.AttributeValue, error) {
 	}
 	if j.RedactPII {
 		item[attrRedactPII] = &types.AttributeValueMemberBOOL{Value: true}
+	}
+	if len(j.Result) > 0 {
+		av, err := largeJSONAttr(j.Result)
+		if err != nil {
+			return nil, fmt.Errorf("job %s: encode %s: %w", j.ID, attrResult, err)
+		}
+		item[attrResult] = av
 	}
 	for name, v := range map[string]any{attrInput: j.Input, attrCallback: j.Callback, attrError: j.Error} {
 		av, err := jsonAttr(v)
@@ -207,7 +216,102 @@ func jsonAttr(v any) (types.AttributeValue, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, ok := v.(*callscribe.Transcript); ok {
+		return largeJSONAttr(b)
+	}
 	return str(string(b)), nil
+}
+
+// compressAbove is the JSON size from which a result or a derived job's input
+// is stored gzip-compressed (a B attribute) instead of as a plain string. An
+// item is capped at 400 KB, and a result with word timings, confidences and
+// sentiment grows by about 16 KB a minute of call (an hour is about 960 KB of
+// JSON); gzip cuts it by about 4.5 (the timings and confidences are mostly
+// random digits). Up to 32 KB (two minutes of call with words; every summary
+// and tags result) an item stays readable as text in the console and in
+// tools, and compression would save at most a few of its write units (one
+// per KB); from 32 KB it saves tens of units a write and is what lets a long
+// call's result fit at all.
+const compressAbove = 32 << 10
+
+// itemLimitBytes is DynamoDB's item size limit (400 KB, counted as the
+// lengths of the attribute names and values, itemBytes). A succeed transition
+// whose result, compressed, does not fit in what the job's item leaves of it
+// fails the job with callscribe.JobErrResultTooLarge instead of making a write
+// DynamoDB refuses (ValidationException) on every retry.
+const itemLimitBytes = 400 << 10
+
+// itemMarginBytes is kept free beside the result: the attributes the succeed
+// update adds or lengthens (status, updated_at, rev, the listing keys, a
+// detected language) are a few hundred bytes; the rest allows for any
+// difference between itemBytes and DynamoDB's own count.
+const itemMarginBytes = 2 << 10
+
+// largeJSONAttr encodes JSON that may be large: a string as it is up to
+// compressAbove bytes, gzip-compressed bytes above. itemReader.text reads
+// both.
+func largeJSONAttr(b []byte) (types.AttributeValue, error) {
+	if len(b) <= compressAbove {
+		return str(string(b)), nil
+	}
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := zw.Write(b); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return &types.AttributeValueMemberB{Value: buf.Bytes()}, nil
+}
+
+// attrBytes is the size DynamoDB counts for an attribute value (its name is
+// counted apart): a string's or binary's length, a number's at most 21
+// bytes, 1 for a boolean or null, and a list or map 3 bytes plus 1 byte and
+// the size of each element (and a map key's length).
+func attrBytes(av types.AttributeValue) int {
+	switch v := av.(type) {
+	case *types.AttributeValueMemberS:
+		return len(v.Value)
+	case *types.AttributeValueMemberB:
+		return len(v.Value)
+	case *types.AttributeValueMemberN:
+		return 21
+	case *types.AttributeValueMemberL:
+		n := 3
+		for _, e := range v.Value {
+			n += 1 + attrBytes(e)
+		}
+		return n
+	case *types.AttributeValueMemberM:
+		n := 3
+		for k, e := range v.Value {
+			n += 1 + len(k) + attrBytes(e)
+		}
+		return n
+	case *types.AttributeValueMemberSS:
+		n := 0
+		for _, e := range v.Value {
+			n += len(e)
+		}
+		return n
+	}
+	return 1
+}
+
+// itemBytes is an item's size as DynamoDB counts it against itemLimitBytes,
+// without the attribute skip (the result, when sizing what is left for one).
+func itemBytes(item map[string]types.AttributeValue, skip string) int {
+	n := 0
+	for name, v := range item {
+		if name != skip {
+			n += len(name) + attrBytes(v)
+		}
+	}
+	return n
 }
 
 // itemReader decodes attributes, remembering the first malformed one so that
@@ -278,8 +382,29 @@ func (r *itemReader) time(name string) time.Time {
 	return t
 }
 
+// text reads an attribute written by largeJSONAttr: a string as it is, or
+// gzip-compressed bytes (decompressed). Items written before compression
+// hold strings only.
+func (r *itemReader) text(name string) string {
+	v, ok := r.item[name].(*types.AttributeValueMemberB)
+	if !ok {
+		return r.str(name)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(v.Value))
+	if err != nil {
+		r.fail(name, err)
+		return ""
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		r.fail(name, err)
+		return ""
+	}
+	return string(b)
+}
+
 func (r *itemReader) json(name string, into any) {
-	s := r.str(name)
+	s := r.text(name)
 	if s == "" {
 		return
 	}
@@ -289,7 +414,7 @@ func (r *itemReader) json(name string, into any) {
 }
 
 func (r *itemReader) raw(name string) json.RawMessage {
-	s := r.str(name)
+	s := r.text(name)
 	if s == "" {
 		return nil
 	}
@@ -352,3 +477,10 @@ func decodeJob(item map[string]types.AttributeValue) (*storedJob, error) {
 	}
 	return s, nil
 }
+
+// resultMinutesThatFit is how many minutes of call a result with word
+// timings, confidences and sentiment can cover in a job with little metadata
+// and no keyterms: 215 KB compressed an hour (965 KB of JSON) on the
+// synthetic result of largeresult_test.go, which checks this figure, against
+// about 406 KB of room.
+const resultMinutesThatFit = 110

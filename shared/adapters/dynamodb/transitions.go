@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -29,6 +30,9 @@ type listedJob struct {
 	sourceJobID string
 	createdAt   time.Time
 	input       *callscribe.Transcript
+	// otherBytes is the size of the item's attributes other than result
+	// (itemBytes), which a result must leave room for.
+	otherBytes int
 }
 
 // transitionUpdate builds the job update of a transition: the update expression
@@ -58,7 +62,11 @@ func transitionUpdate(t callscribe.Transition, lj listedJob) (update, cond strin
 	if len(t.Result) > 0 {
 		set = append(set, "#result = :result")
 		names["#result"] = attrResult
-		values[":result"] = str(string(t.Result))
+		av, rerr := largeJSONAttr(t.Result)
+		if rerr != nil {
+			return "", "", nil, nil, fmt.Errorf("encode result: %w", rerr)
+		}
+		values[":result"] = av
 	}
 	if t.Error != nil {
 		av, jerr := jsonAttr(t.Error)
@@ -129,6 +137,13 @@ func (s *JobStore) TransitionJob(ctx context.Context, t callscribe.Transition) (
 		return nil, jobNotFound(t.JobID)
 	}
 	if len(t.Result) > 0 {
+		stored, err := largeJSONAttr(t.Result)
+		if err != nil {
+			return nil, fmt.Errorf("transition job %s: encode result: %w", t.JobID, err)
+		}
+		if room := itemLimitBytes - itemMarginBytes - lj.otherBytes - len(attrResult); attrBytes(stored) > room {
+			return s.failResultTooLarge(ctx, t, attrBytes(stored), room)
+		}
 		// The result's words are indexed before the result is stored (search.go).
 		result := &callscribe.Job{ID: t.JobID, AccountID: lj.accountID, Type: lj.jobType, Status: callscribe.StatusSucceeded,
 			SourceJobID: lj.sourceJobID, Input: lj.input, Result: t.Result, CreatedAt: lj.createdAt}
@@ -139,17 +154,37 @@ func (s *JobStore) TransitionJob(ctx context.Context, t callscribe.Transition) (
 	return s.updateJob(ctx, t, *lj)
 }
 
+// failResultTooLarge fails, instead of t, a job whose result does not fit in
+// its item even compressed: DynamoDB would refuse the write on every retry,
+// and the job would end as an opaque internal_error after MaxJobAttempts. The
+// failure is t's compare-and-set with To failed: nothing of the result is
+// written (not even its search terms), and the job's quota is released as for
+// any failure.
+func (s *JobStore) failResultTooLarge(ctx context.Context, t callscribe.Transition, storedBytes, room int) (*callscribe.Job, error) {
+	fail := callscribe.Transition{
+		JobID: t.JobID, Name: callscribe.TransitionFail, From: t.From, To: callscribe.StatusFailed, At: t.At,
+		Error: &callscribe.JobError{Code: callscribe.JobErrResultTooLarge, Message: fmt.Sprintf(
+			"The result is too large to store: %d KB of JSON, %d KB compressed, over the %d KB the job's record has room for (about %d minutes of call with word timings).",
+			len(t.Result)/1000, storedBytes/1000, room/1000, resultMinutesThatFit)},
+	}
+	job, err := s.failJob(ctx, fail)
+	if err == nil {
+		slog.Default().Error("job result too large for its DynamoDB item; job failed",
+			"jobId", t.JobID, "code", callscribe.JobErrResultTooLarge, "resultBytes", len(t.Result), "storedBytes", storedBytes, "roomBytes", room)
+	}
+	return job, err
+}
+
 // readListed reads what transitionUpdate needs of a job; nil when absent. The
 // read is strongly consistent because the job may have been created a moment
-// ago. It costs read units by the item's size (a projection does not lower
-// them), a quarter at most of the write units of the update that follows.
+// ago. It reads the whole item, to size what it leaves for a result, and
+// costs read units by the item's size (a projection would not lower them), a
+// quarter at most of the write units of the update that follows.
 func (s *JobStore) readListed(ctx context.Context, id string) (*listedJob, error) {
 	out, err := s.client.GetItem(ctx, &ddb.GetItemInput{
-		TableName:                aws.String(s.tables.Jobs),
-		Key:                      jobKey(id),
-		ConsistentRead:           aws.Bool(true),
-		ProjectionExpression:     aws.String("#acc, #type, #lang, #src, #created, #input"),
-		ExpressionAttributeNames: map[string]string{"#acc": attrAccountID, "#type": attrType, "#lang": attrLanguage, "#src": attrSourceJobID, "#created": attrCreatedAt, "#input": attrInput},
+		TableName:      aws.String(s.tables.Jobs),
+		Key:            jobKey(id),
+		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("get job %s: %w", id, err)
@@ -159,7 +194,7 @@ func (s *JobStore) readListed(ctx context.Context, id string) (*listedJob, error
 	}
 	r := &itemReader{item: out.Item}
 	lj := &listedJob{accountID: r.str(attrAccountID), jobType: callscribe.JobType(r.str(attrType)).OrDefault(), language: r.str(attrLanguage),
-		sourceJobID: r.str(attrSourceJobID), createdAt: r.time(attrCreatedAt)}
+		sourceJobID: r.str(attrSourceJobID), createdAt: r.time(attrCreatedAt), otherBytes: itemBytes(out.Item, attrResult)}
 	if lj.jobType.Derived() && lj.sourceJobID == "" && r.has(attrInput) {
 		lj.input = &callscribe.Transcript{}
 		r.json(attrInput, lj.input)

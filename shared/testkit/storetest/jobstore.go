@@ -55,6 +55,7 @@ func RunJobStoreTests(t *testing.T, newStore func(t *testing.T) callscribe.JobSt
 		{"UsageDays/TwoMonthsByDayRange", testUsageDaysAcrossTwoMonths},
 		{"Transition/AppliesFromAllowedStatus", testTransitionApplies},
 		{"Transition/SetsResultAndError", testTransitionResultAndError},
+		{"Transition/LongResultRoundTrips", testTransitionLongResult},
 		{"Transition/RecordsDetectedLanguageOnlyWhenNone", testTransitionLanguage},
 		{"Transition/ConflictWhenStatusNotInFrom", testTransitionConflict},
 		{"Transition/MissingJobIsJobNotFound", testTransitionMissing},

@@ -52,6 +52,27 @@ func testTransitionApplies(t *testing.T, s callscribe.JobStore) {
 	}
 }
 
+// testTransitionLongResult: an hour-long call's result with word timings
+// (about 1 MB of JSON, over DynamoDB's 400 KB item limit uncompressed) is
+// stored and read back byte for byte.
+func testTransitionLongResult(t *testing.T, s callscribe.JobStore) {
+	j := newTranscription(newID(), baseTime)
+	j.Status = callscribe.StatusProcessing
+	mustCreate(t, s, j, nil)
+	result := LongResult(t, 60, 11)
+	got, err := s.TransitionJob(t.Context(), callscribe.Transition{
+		JobID: j.ID, From: []callscribe.JobStatus{callscribe.StatusProcessing}, To: callscribe.StatusSucceeded,
+		Result: result, At: baseTime.Add(time.Hour),
+	})
+	requireNoError(t, err, "succeed with an hour-long result")
+	if got.Status != callscribe.StatusSucceeded || string(got.Result) != string(result) {
+		t.Fatalf("succeed returned status %s and %d result bytes, want succeeded and the %d bytes stored", got.Status, len(got.Result), len(result))
+	}
+	if stored := mustGet(t, s, j.ID); string(stored.Result) != string(result) {
+		t.Fatalf("GetJob returned %d result bytes, want the %d bytes stored", len(stored.Result), len(result))
+	}
+}
+
 func testTransitionResultAndError(t *testing.T, s callscribe.JobStore) {
 	account := newID()
 	ok := newTranscription(account, baseTime)

@@ -951,7 +951,7 @@ export interface components {
         };
         JobError: {
             /** @enum {string} */
-            code: "bad_audio" | "unsupported_language" | "provider_error" | "submit_failed" | "internal_error";
+            code: "bad_audio" | "unsupported_language" | "provider_error" | "submit_failed" | "internal_error" | "result_too_large";
             message: string;
             provider_error?: {
                 code: string;
