@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -26,13 +27,6 @@ import (
 // file (4 MiB on AWS), so the page must take the two-step path for it.
 func RunDashboardE2E(t *testing.T, target Target, identity string, twoStep bool) {
 	t.Helper()
-	web := filepath.Join(repoRoot(t), "shared", "transport", "dashboard", "web")
-	if _, err := os.Stat(filepath.Join(web, "node_modules", "playwright-core")); err != nil {
-		t.Fatalf("playwright-core is not installed in %s: run `make test` (or make deps web)", web)
-	}
-	if _, err := os.Stat("/usr/bin/chromium"); err != nil {
-		t.Fatalf("Debian's chromium is not installed: run `make test` (it installs it)")
-	}
 	dir := t.TempDir()
 	wav, large := filepath.Join(dir, "call.wav"), filepath.Join(dir, "long-call.wav")
 	if err := os.WriteFile(wav, MakeWAV(6, 2, false), 0o644); err != nil {
@@ -42,30 +36,55 @@ func RunDashboardE2E(t *testing.T, target Target, identity string, twoStep bool)
 	if err := os.WriteFile(large, MakeWAV(140, 2, false), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	shots, err := os.MkdirTemp("", "dashboard-e2e-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "e2e/dashboard.e2e.mjs")
-	cmd.Dir = web
-	cmd.Env = append(os.Environ(), "BASE_URL="+target.BaseURL(), "CALL_WAV="+wav, "OUT_DIR="+shots, "EXPECT_IDENTITY="+identity, "LARGE_WAV="+large)
+	env := []string{"CALL_WAV=" + wav, "EXPECT_IDENTITY=" + identity, "LARGE_WAV=" + large}
 	if twoStep {
-		cmd.Env = append(cmd.Env, "EXPECT_TWO_STEP=1")
+		env = append(env, "EXPECT_TWO_STEP=1")
 	}
+	runBrowserScript(t, target, "dashboard.e2e.mjs", 5*time.Minute, env...)
+}
+
+// runBrowserScript runs one of the dashboard's browser scripts
+// (shared/transport/dashboard/web/e2e/<script>) with node against target,
+// BASE_URL and OUT_DIR set besides env. node, the npm packages or Chromium
+// missing fail the test with what to run; it never skips. The screenshots
+// are kept, in a directory the failure names, when the script fails;
+// CALLSCRIBE_E2E_SHOTS keeps them in that directory whatever the outcome.
+func runBrowserScript(t *testing.T, target Target, script string, timeout time.Duration, env ...string) {
+	t.Helper()
+	web := filepath.Join(repoRoot(t), "shared", "transport", "dashboard", "web")
+	if _, err := os.Stat(filepath.Join(web, "node_modules", "playwright-core")); err != nil {
+		t.Fatalf("playwright-core is not installed in %s: run `make test` (or make deps web)", web)
+	}
+	if _, err := os.Stat("/usr/bin/chromium"); err != nil {
+		t.Fatalf("Debian's chromium is not installed: run `make test` (it installs it)")
+	}
+	shots, keep := os.Getenv("CALLSCRIBE_E2E_SHOTS"), true
+	if shots == "" {
+		var err error
+		if shots, err = os.MkdirTemp("", strings.TrimSuffix(script, ".e2e.mjs")+"-e2e-"); err != nil {
+			t.Fatal(err)
+		}
+		keep = false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", "e2e/"+script)
+	cmd.Dir = web
+	cmd.Env = append(append(os.Environ(), "BASE_URL="+target.BaseURL(), "OUT_DIR="+shots), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	err = cmd.Run()
+	err := cmd.Run()
 	t.Logf("%s", bytes.TrimSpace(out.Bytes()))
 	if err != nil {
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) {
-			t.Fatalf("running the browser test: %v", err)
+			t.Fatalf("running the browser test %s: %v", script, err)
 		}
-		t.Fatalf("the browser test failed; screenshots of each screen are in %s", shots)
+		t.Fatalf("the browser test %s failed; screenshots of each screen are in %s", script, shots)
 	}
-	os.RemoveAll(shots)
+	if !keep {
+		os.RemoveAll(shots)
+	}
 }
 
 // repoRoot is the module root: the directory above the working directory that
