@@ -205,46 +205,40 @@ func filtered(xs []map[string]float64, keep func(string) bool) []map[string]floa
 // heldOutM fits the method and chooses the rule without each group's calls
 // and scores the group's: the pooled accuracy, and per group.
 func heldOutM(m method, calls []sentCall, group func(sentCall) string) (float64, map[string]string) {
-	groups := map[string]bool{}
-	for _, c := range calls {
-		groups[group(c)] = true
-	}
-	names := make([]string, 0, len(groups))
-	for g := range groups {
-		names = append(names, g)
-	}
-	sort.Strings(names)
-	hit, n := 0, 0
-	per := map[string]string{}
-	for _, g := range names {
-		var in, out []sentCall
-		for _, c := range calls {
-			if group(c) == g {
-				out = append(out, c)
-			} else {
-				in = append(in, c)
-			}
-		}
+	return groupHeldOut(calls, group, func(in, out []sentCall) []sentCall {
 		score := m.fit(in)
 		r := best(rescored(in, score))
-		h := 0
+		var right []sentCall
 		for _, c := range rescored(out, score) {
 			got := r.Speaker(c.turns, c.duration).Label
 			confusionCV[c.label+" -> "+got]++
 			if got == c.label {
-				h++
+				right = append(right, c)
 			}
 		}
-		hit += h
-		n += len(out)
-		per[g] = fmt.Sprintf("%d/%d", h, len(out))
-	}
-	return float64(hit) / float64(n), per
+		return right
+	})
 }
 
 // heldOut chooses the rule without each group's calls and scores the group's:
 // the pooled accuracy, and per group.
 func heldOut(calls []sentCall, group func(sentCall) string) (float64, map[string]string) {
+	return groupHeldOut(calls, group, func(in, out []sentCall) []sentCall {
+		r := best(in)
+		var right []sentCall
+		for _, c := range out {
+			if r.Speaker(c.turns, c.duration).Label == c.label {
+				right = append(right, c)
+			}
+		}
+		return right
+	})
+}
+
+// groupHeldOut holds each group's calls out in turn, groups in name order:
+// fold gets the other groups' calls and the held-out ones and returns the
+// held-out calls it labelled right. The pooled accuracy, and per group.
+func groupHeldOut(calls []sentCall, group func(sentCall) string, fold func(in, out []sentCall) []sentCall) (float64, map[string]string) {
 	groups := map[string]bool{}
 	for _, c := range calls {
 		groups[group(c)] = true
@@ -265,13 +259,7 @@ func heldOut(calls []sentCall, group func(sentCall) string) (float64, map[string
 				in = append(in, c)
 			}
 		}
-		r := best(in)
-		h := 0
-		for _, c := range out {
-			if r.Speaker(c.turns, c.duration).Label == c.label {
-				h++
-			}
-		}
+		h := len(fold(in, out))
 		hit += h
 		n += len(out)
 		per[g] = fmt.Sprintf("%d/%d", h, len(out))

@@ -42,29 +42,7 @@ func turnTarget(label string) (float64, bool) {
 // The vocabulary is the features in at least minCalls training calls; weights
 // are rounded to 4 decimals and zeros dropped.
 func FitTurnModel(calls []SentimentCall, lambda, endWeight float64, minCalls int) *sentiment.TurnModel {
-	df := map[string]int{}
-	for _, c := range calls {
-		seen := map[string]bool{}
-		for _, x := range c.Features {
-			for k := range x {
-				seen[k] = true
-			}
-		}
-		for k := range seen {
-			df[k]++
-		}
-	}
-	vocab := make([]string, 0, len(df))
-	for k, n := range df {
-		if n >= minCalls {
-			vocab = append(vocab, k)
-		}
-	}
-	sort.Strings(vocab)
-	index := make(map[string]int, len(vocab))
-	for i, k := range vocab {
-		index[k] = i
-	}
+	vocab, index := turnVocabulary(calls, minCalls)
 	type row struct {
 		idx []int
 		val []float64
@@ -164,29 +142,7 @@ const TurnMargin = 2.0
 // Log-likelihood of both, L2 penalty lambda, the same descent as
 // FitTurnModel.
 func FitTurnMIL(calls []SentimentCall, lambda float64, minCalls int) *sentiment.TurnModel {
-	df := map[string]int{}
-	for _, c := range calls {
-		seen := map[string]bool{}
-		for _, x := range c.Features {
-			for k := range x {
-				seen[k] = true
-			}
-		}
-		for k := range seen {
-			df[k]++
-		}
-	}
-	vocab := make([]string, 0, len(df))
-	for k, n := range df {
-		if n >= minCalls {
-			vocab = append(vocab, k)
-		}
-	}
-	sort.Strings(vocab)
-	index := make(map[string]int, len(vocab))
-	for i, k := range vocab {
-		index[k] = i
-	}
+	vocab, index := turnVocabulary(calls, minCalls)
 	type turnRow struct {
 		idx []int
 		val []float64
@@ -287,4 +243,33 @@ func FitTurnMIL(calls []SentimentCall, lambda float64, minCalls int) *sentiment.
 		}
 	}
 	return m
+}
+
+// turnVocabulary is the turn models' vocabulary: the features found in at
+// least minCalls training calls, sorted, with each one's position.
+func turnVocabulary(calls []SentimentCall, minCalls int) ([]string, map[string]int) {
+	df := map[string]int{}
+	for _, c := range calls {
+		seen := map[string]bool{}
+		for _, x := range c.Features {
+			for k := range x {
+				seen[k] = true
+			}
+		}
+		for k := range seen {
+			df[k]++
+		}
+	}
+	vocab := make([]string, 0, len(df))
+	for k, n := range df {
+		if n >= minCalls {
+			vocab = append(vocab, k)
+		}
+	}
+	sort.Strings(vocab)
+	index := make(map[string]int, len(vocab))
+	for i, k := range vocab {
+		index[k] = i
+	}
+	return vocab, index
 }
