@@ -134,3 +134,21 @@ func sampleWriter(format, bits int) func(b []byte, v float64) {
 		}
 	}
 }
+
+// Share is the share of samples' energy at Frequency for audio at rate
+// (Goertzel): about 1 where the tone was written, near 0 for speech or noise;
+// 0 for no samples or silence. How a check tells a toned span from the rest.
+func Share(samples []int16, rate int) float64 {
+	k := 2 * math.Cos(2*math.Pi*Frequency/float64(rate))
+	var s1, s2, total float64
+	for _, x := range samples {
+		v := float64(x) / math.MaxInt16
+		s0 := v + k*s1 - s2
+		s2, s1 = s1, s0
+		total += v * v
+	}
+	if total == 0 {
+		return 0
+	}
+	return 2 * (s1*s1 + s2*s2 - k*s1*s2) / (float64(len(samples)) * total)
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/callscribe/callscribe/shared/audio/decode"
@@ -18,21 +19,6 @@ func noise(n int, seed uint64) []int16 {
 		s[i] = int16(r.IntN(20000) - 10000)
 	}
 	return s
-}
-
-// toneShare is the share of the signal's energy at Frequency (Goertzel over
-// the samples): about 1 for a pure tone, near 0 for noise.
-func toneShare(samples []int16, rate int) float64 {
-	k := 2 * math.Cos(2*math.Pi*Frequency/float64(rate))
-	var s1, s2, total float64
-	for _, x := range samples {
-		v := float64(x) / math.MaxInt16
-		s0 := v + k*s1 - s2
-		s2, s1 = s1, s0
-		total += v * v
-	}
-	power := s1*s1 + s2*s2 - k*s1*s2
-	return 2 * power / (float64(len(samples)) * total)
 }
 
 func TestReplaceWAV16BitStereo(t *testing.T) {
@@ -57,7 +43,7 @@ func TestReplaceWAV16BitStereo(t *testing.T) {
 	for c, orig := range [][]int16{agent, user} {
 		ch := got.Channels[c]
 		for _, in := range [][2]int{{rate, rate * 3 / 2}, {rate * 11 / 4, 3 * rate}} {
-			if share := toneShare(ch[in[0]:in[1]], rate); share < 0.99 {
+			if share := Share(ch[in[0]:in[1]], rate); share < 0.99 {
 				t.Errorf("channel %d samples %v: tone share %.3f, want a tone", c, in, share)
 			}
 			peak := 0
@@ -69,26 +55,14 @@ func TestReplaceWAV16BitStereo(t *testing.T) {
 			}
 		}
 		for _, out := range [][2]int{{0, rate}, {rate * 3 / 2, rate * 11 / 4}} {
-			if !slicesEqual(ch[out[0]:out[1]], orig[out[0]:out[1]]) {
+			if !slices.Equal(ch[out[0]:out[1]], orig[out[0]:out[1]]) {
 				t.Errorf("channel %d samples %v changed outside the spans", c, out)
 			}
 		}
-		if share := toneShare(orig[:rate], rate); share > 0.05 {
+		if share := Share(orig[:rate], rate); share > 0.05 {
 			t.Fatalf("the noise itself scores %.3f as a tone; the check proves nothing", share)
 		}
 	}
-}
-
-func slicesEqual(a, b []int16) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // float32WAV builds a mono IEEE-float WAV of samples.
@@ -118,7 +92,7 @@ func TestReplaceWAVFloat(t *testing.T) {
 		t.Fatal(err)
 	}
 	ch := got.Channels[0]
-	if share := toneShare(ch[rate/4:rate/2], rate); share < 0.99 {
+	if share := Share(ch[rate/4:rate/2], rate); share < 0.99 {
 		t.Errorf("tone share %.3f in the span", share)
 	}
 	if ch[rate/4-1] != ch[0] || ch[rate/2] != ch[0] {

@@ -3,7 +3,6 @@ package apitest
 import (
 	"bytes"
 	"io/fs"
-	"math"
 	"net/http"
 	"os"
 	"os/exec"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/callscribe/callscribe/shared/audio/decode"
+	"github.com/callscribe/callscribe/shared/audio/tone"
 )
 
 // PIICall is a synthesised stereo call in which the User (flite's rms voice,
@@ -159,7 +159,7 @@ func RunRedactedCall(t *testing.T, target Target, opts Options, call PIICall, pl
 				end, _ := num(w["end"])
 				from, to := int(start*WAVSampleRate), int(end*WAVSampleRate)
 				for c, samples := range audio.Channels {
-					if share := toneShare(samples[from:min(to, len(samples))]); share < 0.9 {
+					if share := tone.Share(samples[from:min(to, len(samples))], WAVSampleRate); share < 0.9 {
 						t.Errorf("channel %d %.2f-%.2f s (%s): 1 kHz share %.2f, want a tone", c, start, end, w["text"], share)
 					}
 				}
@@ -169,7 +169,7 @@ func RunRedactedCall(t *testing.T, target Target, opts Options, call PIICall, pl
 		if toned < 3 {
 			t.Errorf("%d redacted words, want at least 3", toned)
 		}
-		if share := toneShare(audio.Channels[0][:int(0.5*WAVSampleRate)]); share > 0.5 {
+		if share := tone.Share(audio.Channels[0][:int(0.5*WAVSampleRate)], WAVSampleRate); share > 0.5 {
 			t.Errorf("the call's first half second is a tone (share %.2f): more than the redacted words was toned", share)
 		}
 	}
@@ -231,24 +231,4 @@ func RunRedactedCall(t *testing.T, target Target, opts Options, call PIICall, pl
 		t.Error("no file was searched for the secrets")
 	}
 	t.Logf("searched %d files for the call's secrets", searched)
-}
-
-// toneShare is the share of samples' energy at 1 kHz (Goertzel): near 1 for
-// the redaction tone, near 0 for speech or silence.
-func toneShare(samples []int16) float64 {
-	if len(samples) == 0 {
-		return 0
-	}
-	k := 2 * math.Cos(2*math.Pi*1000/WAVSampleRate)
-	var s1, s2, total float64
-	for _, x := range samples {
-		v := float64(x) / math.MaxInt16
-		s0 := v + k*s1 - s2
-		s2, s1 = s1, s0
-		total += v * v
-	}
-	if total == 0 {
-		return 0
-	}
-	return 2 * (s1*s1 + s2*s2 - k*s1*s2) / (float64(len(samples)) * total)
 }
