@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO    ?= go
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: run test soak check-generated deps deps-speech deps-aws deps-web web build test-go fuzz bench-asr bench-confidence confidence-map bench-insights train-insights check-model bench-api bench-coldstart bench narrowband-map narrowband-adapt lm-text word-clusters word-vectors run-aws-local deploy clean
+.PHONY: run test soak check-generated deps deps-speech deps-aws deps-web web build test-go fuzz bench-asr bench-asr-dev bench-confidence confidence-map bench-insights train-insights check-model bench-api bench-coldstart bench narrowband-map narrowband-adapt lm-text word-clusters word-vectors run-aws-local deploy clean
 
 ## run: start the whole service locally on the embedded stack (SQLite, disk, in-process queue),
 ## with the web dashboard at / (built first).
@@ -54,8 +54,17 @@ FUZZTIME ?= 200000x
 fuzz:
 	@bash infra/scripts/fuzz.sh $(FUZZTIME)
 
+## bench-asr: the speech engine's word error rate, speed and memory on the call set (asr.sh), then
+## its word error rate by condition (other voices, simulated telephone lines) on the frozen test
+## split (asr-conditions.sh); see infra/bench/README.md ("Speech engine", "Accuracy by condition").
 bench-asr: deps-speech
 	@bash infra/bench/asr.sh
+	@ASR_SPLIT=test bash infra/bench/asr-conditions.sh
+
+## bench-asr-dev: word error rate by condition on the dev split, the one engine changes are chosen on
+## (ASR_CONDITIONS="tuned/line espeak/clean" for a subset; ASR_ARGS for asrbench flags).
+bench-asr-dev: deps-speech
+	@ASR_SPLIT=dev bash infra/bench/asr-conditions.sh
 
 ## bench-confidence: how well the speech engine's word confidences are calibrated (reliability
 ## tables and ECE of the raw posterior and of the built-in map) on the dev sets and the held-out

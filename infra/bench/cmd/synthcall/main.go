@@ -20,11 +20,13 @@
 //	-mp3-kbps N     MP3 bit rate in kbit/s (default 32)
 //	-ref FILE       write the reference: per turn speaker, channel, text and the
 //	                start/end in seconds of its audible speech
-//	-agent-voice V  flite voice of the Agent (default slt)
-//	-user-voice V   flite voice of the User (default rms)
+//	-agent-voice V  voice of the Agent (default slt): a flite voice name, or
+//	                flite:NAME or espeak:NAME (an espeak-ng voice, e.g. en-us+f5)
+//	-user-voice V   voice of the User (default rms), the same forms
 //	-pause S        seconds of silence between turns (default 0.6)
 //
-// Needs flite and sox on PATH (make deps-speech installs them).
+// Needs flite, espeak-ng (for espeak voices) and sox on PATH (make deps-speech
+// installs them).
 package main
 
 import (
@@ -66,8 +68,8 @@ func main() {
 	mp3 := flag.String("mp3", "", "also write this MP3")
 	kbps := flag.Int("mp3-kbps", 32, "MP3 bit rate, kbit/s")
 	ref := flag.String("ref", "", "write the JSON reference here")
-	agentVoice := flag.String("agent-voice", "slt", "flite voice of the Agent")
-	userVoice := flag.String("user-voice", "rms", "flite voice of the User")
+	agentVoice := flag.String("agent-voice", "slt", "voice of the Agent (flite NAME, flite:NAME or espeak:NAME)")
+	userVoice := flag.String("user-voice", "rms", "voice of the User (the same forms)")
 	pause := flag.Float64("pause", 0.6, "seconds of silence between turns")
 	flag.Parse()
 	if *in == "" || *out == "" {
@@ -167,13 +169,26 @@ func readDialogue(path string) ([]Turn, error) {
 	return turns, nil
 }
 
-// synth speaks text with flite and converts it to the call's rate with sox
-// (flite voices are 8 or 16 kHz).
+// synth speaks text with flite or espeak-ng and converts it to the call's
+// rate with sox (flite voices are 8 or 16 kHz, espeak-ng's 22.05 kHz).
 func synth(dir string, i int, voice, text string, rate int) ([]int16, error) {
 	raw := filepath.Join(dir, fmt.Sprintf("t%d.wav", i))
 	conv := filepath.Join(dir, fmt.Sprintf("t%d-%d.wav", i, rate))
-	if b, err := exec.Command("flite", "-voice", voice, "-t", text, "-o", raw).CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("flite: %v: %s", err, b)
+	engine, name, ok := strings.Cut(voice, ":")
+	if !ok {
+		engine, name = "flite", voice
+	}
+	var cmd *exec.Cmd
+	switch engine {
+	case "flite":
+		cmd = exec.Command("flite", "-voice", name, "-t", text, "-o", raw)
+	case "espeak":
+		cmd = exec.Command("espeak-ng", "-v", name, "-w", raw, text)
+	default:
+		return nil, fmt.Errorf("voice %q: want NAME, flite:NAME or espeak:NAME", voice)
+	}
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("%s: %v: %s", engine, err, b)
 	}
 	if b, err := exec.Command("sox", raw, "-r", fmt.Sprint(rate), "-c", "1", "-b", "16", conv).CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("sox: %v: %s", err, b)
