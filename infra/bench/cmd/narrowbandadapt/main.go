@@ -59,8 +59,13 @@ func main() {
 	tools := flag.String("sphinxtrain", "/usr/lib/sphinxtrain", "directory of SphinxTrain's bw, mllr_solve and map_adapt")
 	limit := flag.Int("sentences", 0, "use only the first N sentences (0: all)")
 	tau := flag.Float64("tau", 10, "MAP prior weight (map_adapt -tau with -fixedtau)")
+	lineList := flag.String("lines", "", "telephone lines the readings pass through in turn, comma-separated (as narrowbandmap -lines; empty: none)")
 	reuse := flag.Bool("reuse-stats", false, "reuse the Baum-Welch statistics of an earlier run with the same -features and -voices (skips features and bw)")
 	flag.Parse()
+	lines, err := speechdata.ParseLines(*lineList)
+	if err != nil {
+		fatal(err)
+	}
 	switch *voices {
 	case "mapped":
 		*voices = mappedVoices
@@ -94,7 +99,7 @@ func main() {
 	b, err := os.ReadFile(filepath.Join(accum, "description"))
 	desc := string(b)
 	if !*reuse || err != nil {
-		if desc, err = collectStats(*features, *voices, *textPath, *cache, *work, accum, sentences, words, dict, base, *tools); err != nil {
+		if desc, err = collectStats(*features, *voices, lines, *textPath, *cache, *work, accum, sentences, words, dict, base, *tools); err != nil {
 			fatal(err)
 		}
 	}
@@ -147,7 +152,7 @@ func main() {
 
 // collectStats computes the training features, runs bw and returns what the
 // statistics were collected on (also kept in accum/description).
-func collectStats(features, voices, textPath, cache, work, accum string, sentences []string, words map[string]bool, dict, base, tools string) (string, error) {
+func collectStats(features, voices string, lines []string, textPath, cache, work, accum string, sentences []string, words map[string]bool, dict, base, tools string) (string, error) {
 	tr, err := sphinx.NewTranscriber(sphinx.Config{Decoders: 1, DomainLMWeight: -1, DisableNarrowbandMap: features == "plain"})
 	if err != nil {
 		return "", err
@@ -164,7 +169,7 @@ func collectStats(features, voices, textPath, cache, work, accum string, sentenc
 	var seconds float64
 	n, skipped := 0, 0
 	ctx := context.Background()
-	for _, voice := range strings.Split(voices, ",") {
+	for v, voice := range strings.Split(voices, ",") {
 		var weights float64
 		for i, text := range sentences {
 			toks := sphinx.NormalizeText(text)
@@ -175,6 +180,9 @@ func collectStats(features, voices, textPath, cache, work, accum string, sentenc
 			_, narrow, err := speechdata.Synthesise(cache, voice, text)
 			if err != nil {
 				return "", fmt.Errorf("%s: %w", voice, err)
+			}
+			if narrow, err = speechdata.ThroughLine(narrow, lines, v*len(sentences)+i); err != nil {
+				return "", err
 			}
 			cep, dim, w, err := tr.DecodedCepstra(ctx, narrow, 8000)
 			if err != nil {
@@ -214,8 +222,8 @@ func collectStats(features, voices, textPath, cache, work, accum string, sentenc
 	if err := sphinx.RunBW(ctx, tools, base, dict, ctlPath, lsnPath, feat, accum, "", logPath); err != nil {
 		return "", err
 	}
-	desc := fmt.Sprintf("%.0f s of speech (%d utterances): sentences of %s (the domain LM text) in voices %s; 8 kHz by sox, %s features",
-		seconds, n, filepath.Base(textPath), strings.Join(strings.Split(voices, ","), " "), features)
+	desc := fmt.Sprintf("%.0f s of speech (%d utterances): sentences of %s (the domain LM text) in voices %s; 8 kHz by sox%s, %s features",
+		seconds, n, filepath.Base(textPath), strings.Join(strings.Split(voices, ","), " "), speechdata.LinesNote(lines), features)
 	return desc, os.WriteFile(filepath.Join(accum, "description"), []byte(desc), 0o644)
 }
 

@@ -13,13 +13,18 @@
 //
 // Usage:
 //
-//	narrowbandmap [-out FILE] [-voices LIST] [-context N] [-hidden N]
+//	narrowbandmap [-out FILE] [-voices LIST] [-lines LIST] [-context N] [-hidden N]
 //
 // A voice is flite:NAME or espeak:NAME, optionally with @CENTS to shift its
 // spectrum (sox pitch: vocal tract length perturbation). Every tenth sentence
 // is held out and the mean squared cepstral distance to the wideband features
 // (after CMN) is printed for it unmapped and mapped. Needs flite, espeak-ng and
 // sox (make deps-speech).
+//
+// -lines passes the telephone-band speech of each training reading through one
+// of the listed simulated telephone lines in turn (infra/bench/internal/telephone:
+// voice band, G.711, GSM, line noise), so the map learns to undo the channel as
+// well as the missing upper band; its target stays the clean wideband speech.
 package main
 
 import (
@@ -51,7 +56,12 @@ func main() {
 	hidden := flag.Int("hidden", 0, "hidden units on top of the linear map (0: linear only)")
 	epochs := flag.Int("epochs", 12, "training passes for the hidden layer")
 	rate := flag.Float64("rate", 1e-3, "Adam step size for the hidden layer")
+	lineList := flag.String("lines", "", "telephone lines the 8 kHz readings pass through in turn, comma-separated (see linesim -list; empty: none)")
 	flag.Parse()
+	lines, err := speechdata.ParseLines(*lineList)
+	if err != nil {
+		fatal(err)
+	}
 
 	sentences, err := speechdata.ReadSentences(*textPath)
 	if err != nil {
@@ -65,7 +75,7 @@ func main() {
 	if err := os.MkdirAll(*cache, 0o755); err != nil {
 		fatal(err)
 	}
-	t := &trainer{tr: tr, sentences: sentences, textName: filepath.Base(*textPath), cache: *cache,
+	t := &trainer{tr: tr, sentences: sentences, lines: lines, textName: filepath.Base(*textPath), cache: *cache,
 		context: *contextFrames, ridge: *ridge, matchVariance: *matchVariance,
 		hidden: HiddenTraining{Units: *hidden, Epochs: *epochs, Batch: 256, Rate: *rate, Seed: 1,
 			Progress: func(epoch int, mse float64) {
@@ -93,6 +103,7 @@ func fatal(err error) {
 type trainer struct {
 	tr            *sphinx.Transcriber
 	sentences     []string
+	lines         []string
 	textName      string
 	cache         string
 	context       int
@@ -111,11 +122,14 @@ func (t *trainer) fit(voiceList string) (*sphinx.FeatureMap, error) {
 		pairs   []FramePair
 		seconds float64
 	)
-	for _, voice := range voices {
+	for v, voice := range voices {
 		for i, text := range t.sentences {
 			wide, narrow, err := speechdata.Synthesise(t.cache, voice, text)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", voice, err)
+			}
+			if narrow, err = speechdata.ThroughLine(narrow, t.lines, v*len(t.sentences)+i); err != nil {
+				return nil, err
 			}
 			wc, dim, err := t.tr.Cepstra(ctx, wide, 16000)
 			if err != nil {
@@ -140,8 +154,8 @@ func (t *trainer) fit(voiceList string) (*sphinx.FeatureMap, error) {
 		}
 		fmt.Fprintf(os.Stderr, "narrowbandmap: %s done (%d frames so far)\n", voice, fitter.Frames())
 	}
-	trainedOn := fmt.Sprintf("%.0f s of speech (%d frames): %d sentences of %s (the domain LM text, disjoint from the evaluation dialogues) in voices %s; 8 kHz made by sox from the same synthesis",
-		seconds, fitter.Frames(), len(t.sentences)-len(t.sentences)/10, t.textName, strings.Join(voices, " "))
+	trainedOn := fmt.Sprintf("%.0f s of speech (%d frames): %d sentences of %s (the domain LM text, disjoint from the evaluation dialogues) in voices %s; 8 kHz made by sox from the same synthesis%s",
+		seconds, fitter.Frames(), len(t.sentences)-len(t.sentences)/10, t.textName, strings.Join(voices, " "), speechdata.LinesNote(t.lines))
 	m, err := fitter.Fit(t.ridge, t.matchVariance, trainedOn)
 	if err != nil {
 		return nil, err

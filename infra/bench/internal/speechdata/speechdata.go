@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/callscribe/callscribe/infra/bench/internal/telephone"
 	"github.com/callscribe/callscribe/shared/audio/decode"
 )
 
@@ -120,4 +121,45 @@ func ReadWAV(path string) ([]int16, error) {
 		return nil, err
 	}
 	return a.Channels[0], nil
+}
+
+// ThroughLine passes the i-th training reading of 8 kHz speech (counted over
+// all voices, so each sentence meets several lines) through one of the named
+// telephone lines (package telephone), taking them in turn, so a
+// trainer sees the channels a call meets as well as clean speech. An empty
+// list, or the line "clean", leaves the speech as it is.
+func ThroughLine(narrow []int16, lines []string, i int) ([]int16, error) {
+	if len(lines) == 0 {
+		return narrow, nil
+	}
+	c, err := telephone.Lookup(lines[i%len(lines)])
+	if err != nil {
+		return nil, err
+	}
+	return c.Apply(narrow, uint64(i))
+}
+
+// ParseLines splits a comma-separated list of telephone line names, checking
+// each ("" gives none).
+func ParseLines(list string) ([]string, error) {
+	if strings.TrimSpace(list) == "" {
+		return nil, nil
+	}
+	names := strings.Split(list, ",")
+	for i, n := range names {
+		names[i] = strings.TrimSpace(n)
+		if _, err := telephone.Lookup(names[i]); err != nil {
+			return nil, err
+		}
+	}
+	return names, nil
+}
+
+// LinesNote is the phrase a trainer adds to its description of the training
+// speech when the readings went through telephone lines ("" for none).
+func LinesNote(lines []string) string {
+	if len(lines) == 0 {
+		return ""
+	}
+	return ", each reading then through one of the simulated telephone lines " + strings.Join(lines, " ") + " in turn"
 }
