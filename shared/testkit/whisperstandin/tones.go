@@ -53,15 +53,16 @@ type Line struct {
 
 // End is when the line's last word stops.
 func (l Line) End() float64 {
-	return l.Start + float64(len(l.Words))*(WordSeconds+WordGap) - WordGap
+	return centi(l.Start + float64(len(l.Words))*(WordSeconds+WordGap) - WordGap)
 }
 
-// WordTimes are the start and end of each word of the line.
+// WordTimes are the start and end of each word of the line, to the
+// centisecond as the stand-in reports them.
 func (l Line) WordTimes() [][2]float64 {
 	out := make([][2]float64, len(l.Words))
 	for i := range l.Words {
 		s := l.Start + float64(i)*(WordSeconds+WordGap)
-		out[i] = [2]float64{s, s + WordSeconds}
+		out[i] = [2]float64{centi(s), centi(s + WordSeconds)}
 	}
 	return out
 }
