@@ -2,6 +2,7 @@ package main
 
 import (
 	"testing"
+	"time"
 
 	"github.com/callscribe/callscribe/shared/testkit/apitest"
 	"github.com/callscribe/callscribe/shared/testkit/whisperstandin"
@@ -22,4 +23,18 @@ func TestBlackBoxWhisperServer(t *testing.T) {
 	svc := startService(t, "TRANSCRIBER=openai", "OPENAI_BASE_URL="+standIn.URL+"/v1", "OPENAI_API_KEY="+key,
 		"OPENAI_TRANSCRIBE_MODEL="+model, "OPENAI_TIMEOUT=10s", "AGENT_CHANNEL=0")
 	apitest.RunWhisperServer(t, svc, apitest.Options{QuotaMinutes: quotaMinutes}, apitest.WhisperServer{StandIn: standIn, APIKey: key, Model: model})
+}
+
+// TestBlackBoxWhisperServerTimeout: a server slower than OPENAI_TIMEOUT (a
+// long call on a CPU server) fails the job at once with provider_timeout.
+func TestBlackBoxWhisperServerTimeout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("black-box suite: builds and runs the binary")
+	}
+	t.Parallel()
+	const key, model = "sk-standin-0123456789", "whisper-1"
+	standIn := whisperstandin.Start(t, whisperstandin.Speaches, key)
+	svc := startService(t, "TRANSCRIBER=openai", "OPENAI_BASE_URL="+standIn.URL, "OPENAI_API_KEY="+key,
+		"OPENAI_TRANSCRIBE_MODEL="+model, "OPENAI_TIMEOUT=300ms", "AGENT_CHANNEL=0")
+	apitest.RunWhisperTimeout(t, svc, apitest.Options{QuotaMinutes: quotaMinutes}, apitest.WhisperServer{StandIn: standIn, APIKey: key, Model: model}, 3*time.Second)
 }

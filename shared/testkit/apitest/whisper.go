@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/callscribe/callscribe/shared/audio/decode"
 	"github.com/callscribe/callscribe/shared/testkit/whisperstandin"
@@ -154,6 +155,28 @@ func RunWhisperServer(t *testing.T, target Target, opts Options, w WhisperServer
 			t.Errorf("provider_error.message %q: want the connection refusal", msg)
 		}
 	})
+}
+
+// RunWhisperTimeout checks a target started as for RunWhisperServer but with
+// a short OPENAI_TIMEOUT: a server that takes longer than that fails the job
+// at once with provider_timeout. It leaves the stand-in slowed down by delay.
+func RunWhisperTimeout(t *testing.T, target Target, opts Options, w WhisperServer, delay time.Duration) {
+	s := newSuite(t, target, opts)
+	a := s.newAccount(t)
+	w.StandIn.SetDelay(delay)
+	w.StandIn.Reset()
+	id := a.MustUpload(t, Upload{Filename: "call.wav", Data: whisperstandin.ToneCall(8000, 2, whisperCallSeconds, whisperCall)})
+	if id == "" {
+		t.FailNow()
+	}
+	started := time.Now()
+	mustFailWithProvider(t, s, a, id, "provider_timeout")
+	if took := time.Since(started); took > delay {
+		t.Errorf("the job failed after %s, not at its first timeout (the stand-in answers after %s)", took, delay)
+	}
+	if reqs := w.StandIn.Requests(); len(reqs) != 2 {
+		t.Errorf("stand-in received %d requests, want the 2 of one attempt", len(reqs))
+	}
 }
 
 // mustFailWithProvider waits for a job that must fail with provider_error

@@ -34,6 +34,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Dialect is which server's answers the stand-in imitates.
@@ -111,6 +112,7 @@ type Server struct {
 	dialect             Dialect
 	apiKey              string
 	ignoreGranularities bool
+	delay               time.Duration
 	requests            []Request
 }
 
@@ -140,6 +142,10 @@ func (s *Server) IgnoreGranularities(ignore bool) {
 	s.mu.Unlock()
 }
 
+// SetDelay makes the stand-in wait d before it answers, as a server busy
+// with a long call does (a client that gives up ends the wait).
+func (s *Server) SetDelay(d time.Duration) { s.mu.Lock(); s.delay = d; s.mu.Unlock() }
+
 // Requests returns the requests received since the last Reset.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
@@ -155,14 +161,20 @@ func (s *Server) Close() { s.srv.Close() }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
-	dialect, key, ignore := s.dialect, s.apiKey, s.ignoreGranularities
+	dialect, key, ignore, delay := s.dialect, s.apiKey, s.ignoreGranularities, s.delay
 	s.mu.Unlock()
 	rec := Request{Authorization: r.Header.Get("Authorization")}
 	status, body := s.answer(r, &rec, dialect, key, ignore)
 	rec.Status = status
+	// Recorded before the delay, so a client that gave up finds its
+	// request already counted.
 	s.mu.Lock()
 	s.requests = append(s.requests, rec)
 	s.mu.Unlock()
+	select {
+	case <-time.After(delay):
+	case <-r.Context().Done():
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(body)
