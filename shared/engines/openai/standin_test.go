@@ -72,3 +72,25 @@ func TestTranscriberErrorBodyWithStatus200(t *testing.T) {
 		t.Fatalf("error %v, want provider_error carrying the server's message", err)
 	}
 }
+
+// A wrong key is reported with the server's own words: OpenAI's error
+// message and code, speaches' FastAPI detail.
+func TestTranscriberWrongKeyMessages(t *testing.T) {
+	audio := whisperstandin.ToneCall(8000, 1, 1, standInCall[:1])
+	for _, tc := range []struct {
+		dialect whisperstandin.Dialect
+		code    string
+		message string
+	}{
+		{whisperstandin.OpenAI, "invalid_api_key", "provider answered HTTP 401: Incorrect API key provided."},
+		{whisperstandin.Speaches, "http_403", "provider answered HTTP 403: Invalid API key. The provided API key is incorrect."},
+	} {
+		s := whisperstandin.Start(t, tc.dialect, "sk-right")
+		tr := NewTranscriber(NewClient(s.URL, "sk-wrong", 5*time.Second), "whisper-1", 0)
+		_, err := tr.Transcribe(context.Background(), callscribe.TranscriptionRequest{Audio: audio, Format: "wav"})
+		var je *callscribe.JobError
+		if !errors.As(err, &je) || je.ProviderError == nil || je.ProviderError.Code != tc.code || !strings.HasPrefix(je.ProviderError.Message, tc.message) {
+			t.Errorf("%s: error %#v, want provider_error %s %q", tc.dialect, err, tc.code, tc.message)
+		}
+	}
+}

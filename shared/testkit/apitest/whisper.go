@@ -46,8 +46,9 @@ const whisperCallSeconds = 6.6
 //   - the same call as a stereo MP3 (when lame is installed and this build
 //     decodes MP3);
 //   - a server that ignores timestamp_granularities: segments without words;
-//   - a wrong key: the server's 401 fails the job at once (no retry) with
-//     provider_error and the server's code, and reading the job stays a 200;
+//   - a wrong key: the server's 401 (OpenAI) or 403 (speaches) fails the
+//     job at once (no retry) with provider_error carrying the server's code
+//     or status and its message, and reading the job stays a 200;
 //   - the server down: the job fails at once with provider_unreachable.
 //
 // The last step closes the stand-in.
@@ -126,23 +127,37 @@ func RunWhisperServer(t *testing.T, target Target, opts Options, w WhisperServer
 		checkWhisperRequests(t, w, "", "")
 	})
 
-	t.Run("WrongKey", func(t *testing.T) {
-		w.StandIn.SetAPIKey(w.APIKey + "-rotated")
-		defer w.StandIn.SetAPIKey(w.APIKey)
-		w.StandIn.Reset()
-		id := a.MustUpload(t, Upload{Filename: "call.wav", Data: wav})
-		if id == "" {
-			t.FailNow()
-		}
-		pe := mustFailWithProvider(t, s, a, id, "invalid_api_key")
-		if msg, _ := pe["message"].(string); !strings.Contains(msg, "401") || !strings.Contains(msg, "Incorrect API key") {
-			t.Errorf("provider_error.message %q: want the server's status and message", msg)
-		}
-		// Failed at once: the one attempt's request per channel, no retry.
-		if reqs := w.StandIn.Requests(); len(reqs) != 2 || reqs[0].Status != 401 || reqs[1].Status != 401 {
-			t.Errorf("stand-in received %d requests, want the 2 of one attempt, both answered 401", len(reqs))
-		}
-	})
+	// OpenAI answers a wrong key 401 with its error body; speaches 403
+	// with FastAPI's {"detail"}, which has no code of its own.
+	for _, wrong := range []struct {
+		dialect      whisperstandin.Dialect
+		status       int
+		code, phrase string
+	}{
+		{whisperstandin.OpenAI, 401, "invalid_api_key", "Incorrect API key"},
+		{whisperstandin.Speaches, 403, "http_403", "Invalid API key"},
+	} {
+		t.Run("WrongKey/"+wrong.dialect.String(), func(t *testing.T) {
+			w.StandIn.SetDialect(wrong.dialect)
+			w.StandIn.SetAPIKey(w.APIKey + "-rotated")
+			defer w.StandIn.SetAPIKey(w.APIKey)
+			w.StandIn.Reset()
+			id := a.MustUpload(t, Upload{Filename: "call.wav", Data: wav})
+			if id == "" {
+				t.FailNow()
+			}
+			pe := mustFailWithProvider(t, s, a, id, wrong.code)
+			if msg, _ := pe["message"].(string); !strings.Contains(msg, itoa(wrong.status)) || !strings.Contains(msg, wrong.phrase) || strings.Contains(msg, "{") {
+				t.Errorf("provider_error.message %q: want the server's status (%d) and its message, not its JSON", msg, wrong.status)
+			}
+			// Failed at once: the one attempt's request per channel, no retry.
+			reqs := w.StandIn.Requests()
+			if len(reqs) != 2 || reqs[0].Status != wrong.status || reqs[1].Status != wrong.status {
+				t.Errorf("stand-in received %d requests, want the 2 of one attempt, both answered %d", len(reqs), wrong.status)
+			}
+		})
+	}
+	w.StandIn.SetDialect(whisperstandin.OpenAI)
 
 	t.Run("ServerDown", func(t *testing.T) {
 		w.StandIn.Close()

@@ -11,7 +11,8 @@
 // is what it hears: the file must be a WAV, and the stand-in finds the tone-
 // words of Vocabulary in it (fixtures come from ToneCall), so a test that
 // checks the transcript checks what the service actually sent. Every request
-// is recorded with the settings it carried.
+// is recorded with the settings it carried. A wrong key is answered 401
+// with OpenAI's error body, or as speaches answers it, 403 {"detail"}.
 //
 // The shapes follow the servers' own sources and documentation: OpenAI's
 // verbose_json object (words at the top level, only with
@@ -203,6 +204,10 @@ func (s *Server) answer(r *http.Request, rec *Request, dialect Dialect, key stri
 		return http.StatusNotFound, openAIError("Invalid URL ("+r.Method+" "+r.URL.Path+")", "invalid_request_error", "")
 	}
 	if key != "" && rec.Authorization != "Bearer "+key {
+		if dialect == Speaches {
+			// FastAPI's shape, as speaches' tests/auth_test.py expects it.
+			return http.StatusForbidden, map[string]string{"detail": "Invalid API key. The provided API key is incorrect."}
+		}
 		return http.StatusUnauthorized, openAIError("Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.", "invalid_request_error", "invalid_api_key")
 	}
 	if err := r.ParseMultipartForm(32 << 20); err != nil {

@@ -179,7 +179,8 @@ func TestGranularities(t *testing.T) {
 	}
 }
 
-// A wrong key is 401 with OpenAI's error body; whisper.cpp answers a file
+// A wrong key is 401 with OpenAI's error body, 403 with speaches'
+// {"detail"}; whisper.cpp answers a file
 // it cannot read with 200 and {"error"}.
 func TestFailures(t *testing.T) {
 	s := Start(t, OpenAI, "sk-right")
@@ -190,6 +191,11 @@ func TestFailures(t *testing.T) {
 	}
 	if r := s.Requests(); len(r) != 1 || r[0].Authorization != "Bearer sk-wrong" || r[0].Status != 401 {
 		t.Errorf("recorded %+v", r)
+	}
+	sp := Start(t, Speaches, "sk-right")
+	resp, out = post(t, sp, "sk-wrong", verbose, ToneCall(8000, 1, 1, nil))
+	if resp.StatusCode != http.StatusForbidden || out["detail"] != "Invalid API key. The provided API key is incorrect." {
+		t.Errorf("speaches, wrong key: %d %v", resp.StatusCode, out)
 	}
 	w := Start(t, WhisperCpp, "")
 	resp, out = post(t, w, "", verbose, []byte("ID3 not a wav"))
