@@ -6,4 +6,6 @@
 //   - awstest: starts DynamoDB Local, local-aws-sqs and gofakes3 for a test.
 //   - testengine: a deterministic speech engine (build tag testengine) for
 //     suites that need a transcript without decoding speech.
+//   - whisperstandin: a local OpenAI-compatible transcription server that
+//     hears the tone-words of its fixtures, for TRANSCRIBER=openai tests.
 package testkit

@@ -79,8 +79,9 @@ func isTimeout(err error) bool {
 	return ok && t.Timeout()
 }
 
-// parseProviderError reads OpenAI's {"error":{"code","type","message"}} shape and
-// the flat {"error":"..."} shape some compatible servers use.
+// parseProviderError reads OpenAI's {"error":{"code","type","message"}} shape,
+// the flat {"error":"..."} shape some compatible servers use (whisper.cpp) and
+// FastAPI's {"detail":"..."} (speaches).
 func parseProviderError(body []byte) (code, message string) {
 	var nested struct {
 		Error struct {
@@ -102,10 +103,14 @@ func parseProviderError(body []byte) (code, message string) {
 		return code, nested.Error.Message
 	}
 	var flat struct {
-		Error string `json:"error"`
+		Error  string `json:"error"`
+		Detail string `json:"detail"`
 	}
 	if json.Unmarshal(body, &flat) == nil && flat.Error != "" {
 		return "", flat.Error
+	}
+	if flat.Detail != "" {
+		return "", flat.Detail
 	}
 	return "", strings.TrimSpace(string(body[:min(len(body), 200)]))
 }

@@ -49,6 +49,8 @@ type transcriptionResponse struct {
 		Words []responseWord `json:"words"`
 	} `json:"segments"`
 	Words []responseWord `json:"words"`
+	// Error is set by servers that report a failure in a 2xx answer.
+	Error json.RawMessage `json:"error"`
 }
 
 type responseWord struct {
@@ -193,6 +195,15 @@ func (t *Transcriber) send(ctx context.Context, audio []byte, filename, language
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, providerFailure("invalid_response", fmt.Sprintf("provider answered with invalid JSON: %v", err))
 	}
+	if r.Segments == nil && r.Error != nil && string(r.Error) != "null" {
+		// whisper.cpp's server answers a file it cannot read, or a failed
+		// decode, with HTTP 200 and {"error": "..."}.
+		code, msg := parseProviderError(b)
+		if code == "" {
+			code = "invalid_response"
+		}
+		return nil, providerFailure(code, "provider answered with an error: "+msg)
+	}
 	if r.Segments == nil && strings.TrimSpace(r.Text) != "" {
 		return nil, providerFailure("invalid_response", "provider answered without segments; it must support response_format=verbose_json")
 	}
@@ -274,13 +285,17 @@ func segmentWords(r *transcriptionResponse) [][]responseWord {
 }
 
 // fitWords makes a segment's words from the server's: one per word of its
-// text, so when the server's words do not line up one to one with the text
-// (a count that differs) the segment carries none. A word keeps the server's
+// text, so when the server's words, or its tokens joined into words, do not
+// line up one to one with the text (a count that differs) the segment
+// carries none. A word keeps the server's
 // spelling when it is the text's word up to punctuation and case, and takes
 // the text's otherwise. Times are clamped inside the segment and never go
 // back; confidence is null, since Whisper gives none.
 func fitWords(text string, words []responseWord, start, end float64) []callscribe.Word {
 	fields := strings.Fields(text)
+	if len(words) != len(fields) {
+		words = joinTokens(words)
+	}
 	if len(words) == 0 || len(words) != len(fields) {
 		return nil
 	}
@@ -295,6 +310,23 @@ func fitWords(text string, words []responseWord, start, end float64) []callscrib
 		we := min(max(w.End, ws), end)
 		out[i] = callscribe.Word{Text: t, Start: ws, End: we}
 		prev = we
+	}
+	return out
+}
+
+// joinTokens turns Whisper tokens into words: whisper.cpp's server answers
+// each segment's tokens as its "words" (" char", "ged", "."), and a token
+// that does not start with a space continues the word before it. The joined
+// word runs from its first token's start to its last one's end.
+func joinTokens(tokens []responseWord) []responseWord {
+	var out []responseWord
+	for _, t := range tokens {
+		if n := len(out); n > 0 && t.Word != "" && !unicode.IsSpace([]rune(t.Word)[0]) {
+			out[n-1].Word += t.Word
+			out[n-1].End = max(out[n-1].End, t.End)
+			continue
+		}
+		out = append(out, t)
 	}
 	return out
 }
