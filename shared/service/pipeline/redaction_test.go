@@ -410,9 +410,16 @@ func TestRedactedTextSummary(t *testing.T) {
 
 // BenchmarkRedactMinute is redaction's whole cost per minute of audio in the
 // worker: the transcript of a minute of two-sided call (150 words, a card
-// number, a phone number and an e-mail address read out) redacted, and its
-// 8 kHz stereo WAV toned and written back to the disk store
-// (infra/bench/README.md).
+// number, a phone number and an e-mail address read out) redacted, and the
+// recording toned and stored in the disk store (infra/bench/README.md):
+//
+//   - wav: an 8 kHz stereo WAV toned in place and written back;
+//   - mp3: a minute of 16 kHz mono MP3 (the same samples a second as 8 kHz
+//     stereo; five copies of the 12 s fixture) decoded by the build's decoder
+//     (libmpg123 with cgo), toned as a WAV rendition, the rendition written and
+//     the MP3 deleted (put back untimed for the next op);
+//   - mp3-go: that MP3's rendition made with the pure-Go decoder the Lambdas
+//     use (decode and tone only, nothing stored).
 func BenchmarkRedactMinute(b *testing.B) {
 	e := newEnv(b, scriptedEngine{})
 	const rate = 8000
@@ -421,7 +428,11 @@ func BenchmarkRedactMinute(b *testing.B) {
 		left[i], right[i] = int16(i%200*50), int16(i%120*80)
 	}
 	audio := decode.EncodeWAV(rate, left, right)
-	job := &callscribe.Job{ID: "bench", AudioKey: "audio/acct/bench.wav", AudioFormat: callscribe.FormatWAV, RedactPII: true}
+	fixture, err := os.ReadFile("testdata/noise-16k-mono-mpeg2-12s.mp3")
+	if err != nil {
+		b.Fatal(err)
+	}
+	mp3 := bytes.Repeat(fixture, 5)
 	lines := []string{
 		"thank you for calling how can i help you today",
 		"i was charged twice on my bill and i want a refund please",
@@ -445,17 +456,51 @@ func BenchmarkRedactMinute(b *testing.B) {
 		}
 		segs = append(segs, callscribe.Segment{Text: text, TimeStart: words[0].Start, TimeEnd: at, Words: words, SpeakerID: len(segs) % 2})
 	}
-	b.SetBytes(int64(len(audio)))
-	b.ReportAllocs()
-	buf := make([]byte, len(audio))
-	for b.Loop() {
-		copy(buf, audio)
-		res := &callscribe.TranscriptionResult{Transcript: segs}
-		if _, err := e.w.redact(context.Background(), job, buf, res); err != nil {
-			b.Fatal(err)
-		}
+	check := func(b *testing.B, res *callscribe.TranscriptionResult) {
 		if res.Redaction.Audio != callscribe.RedactionAudioToned || res.Redaction.Categories["card"] != 2 {
 			b.Fatalf("redaction = %+v", res.Redaction)
 		}
 	}
+	b.Run("wav", func(b *testing.B) {
+		job := &callscribe.Job{ID: "bench", AudioKey: "audio/acct/bench.wav", AudioFormat: callscribe.FormatWAV, RedactPII: true}
+		b.SetBytes(int64(len(audio)))
+		b.ReportAllocs()
+		buf := make([]byte, len(audio))
+		for b.Loop() {
+			copy(buf, audio)
+			res := &callscribe.TranscriptionResult{Transcript: segs}
+			if _, err := e.w.redact(context.Background(), job, buf, res); err != nil {
+				b.Fatal(err)
+			}
+			check(b, res)
+		}
+	})
+	b.Run("mp3", func(b *testing.B) {
+		job := &callscribe.Job{ID: "bench-mp3", AudioKey: "audio/acct/bench.mp3", AudioFormat: callscribe.FormatMP3, RedactPII: true}
+		b.SetBytes(int64(len(mp3)))
+		b.ReportAllocs()
+		for b.Loop() {
+			b.StopTimer()
+			if err := e.audio.PutAudio(context.Background(), job.AudioKey, bytes.NewReader(mp3), int64(len(mp3))); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			res := &callscribe.TranscriptionResult{Transcript: segs}
+			moved, err := e.w.redact(context.Background(), job, mp3, res)
+			if err != nil || moved == nil {
+				b.Fatalf("redact: %v, %+v", err, moved)
+			}
+			check(b, res)
+		}
+	})
+	b.Run("mp3-go", func(b *testing.B) {
+		spans := []audiotone.Span{{Start: 10, End: 23}}
+		b.SetBytes(int64(len(mp3)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := tonedRendition(mp3, spans, decode.DecodeMP3Go); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
