@@ -42,7 +42,9 @@ const SpanPadding = 0.15
 // stereo. Making one holds the decoded samples and the WAV at once, about
 // twice the rendition (some 270 MB at the bound, beside the 1024 MB the
 // transcription worker's Lambda has); a retried attempt reads it back whole.
-// A longer recording is deleted instead.
+// Decoding a minute takes about 40 ms with libmpg123 and 0.25 s with go-mp3
+// (infra/bench/README.md, PII redaction), so 70 minutes is some 18 s of the
+// worker Lambda's 180 s timeout. A longer recording is deleted instead.
 const MaxRenditionBytes = 128 << 20
 
 // renditionLimit is MaxRenditionBytes, lowered by the tests of the fallback.

@@ -1,6 +1,11 @@
 // Package pipeline runs queued work: transcriptions, summary and tags jobs, and
 // tagDelivered callback attempts. The same Worker runs in the local process (fed
 // by the embedded queue) and in Lambda (fed by SQS events).
+//
+// A transcription asked with redact_pii has its transcript redacted and its
+// recording toned before it succeeds (redaction.go): a WAV in place, an MP3
+// through a WAV rendition under another key that the job then points at (at
+// most MaxRenditionBytes, 128 MiB; a longer or undecodable MP3 is deleted).
 package pipeline
 
 import (
