@@ -7,6 +7,9 @@ import (
 	"io"
 
 	gomp3 "github.com/hajimehoshi/go-mp3"
+
+	"github.com/callscribe/callscribe/shared/audio/probe"
+	"github.com/callscribe/callscribe/shared/callscribe"
 )
 
 // DecodeMP3Go decodes MPEG-1 and MPEG-2 Layer III (32, 44.1 and 48 kHz; 16,
@@ -20,11 +23,12 @@ import (
 // decode it. Nothing here decides whether an upload is accepted; PII
 // redaction of the Lambda builds uses it to tone an MP3 (package pipeline).
 func DecodeMP3Go(data []byte) (*Audio, error) {
-	first, ok := firstFrame(data)
-	if !ok {
+	// The stream's shape, from the frame headers the upload check reads.
+	info, err := probe.Probe(bytes.NewReader(data), int64(len(data)))
+	if err != nil || info.Format != callscribe.FormatMP3 {
 		return nil, errorf("MP3 contains no decodable audio frames")
 	}
-	if first.version == mpeg25 {
+	if info.SampleRate < 16000 {
 		return nil, errorf("MPEG-2.5 MP3 (8 to 12 kHz) cannot be decoded without cgo")
 	}
 	d, err := gomp3.NewDecoder(bytes.NewReader(data))
@@ -32,15 +36,18 @@ func DecodeMP3Go(data []byte) (*Audio, error) {
 		return nil, errorf("MP3 cannot be decoded: %v", err)
 	}
 	rate := d.SampleRate()
-	if err := checkShape(rate, first.channels); err != nil {
+	if err := checkShape(rate, info.Channels); err != nil {
 		return nil, err
 	}
 	skip := mp3Delay
-	if first.info {
-		skip += first.samples
+	if info.InfoFrame {
+		skip += 576 // samples a frame: MPEG-2 (16 to 24 kHz)
+		if rate >= 32000 {
+			skip += 576 // MPEG-1
+		}
 	}
 	maxFrames := MaxSeconds * rate
-	a := &Audio{SampleRate: rate, Channels: make([][]int16, first.channels)}
+	a := &Audio{SampleRate: rate, Channels: make([][]int16, info.Channels)}
 	if n := d.Length() / 4; n > 0 { // 4 bytes a stereo frame
 		for c := range a.Channels {
 			a.Channels[c] = make([]int16, 0, min(int(n), maxFrames))
@@ -73,62 +80,4 @@ func DecodeMP3Go(data []byte) (*Audio, error) {
 		return nil, errorf("MP3 contains no decodable audio frames")
 	}
 	return a, nil
-}
-
-// MPEG audio versions, as coded in a frame header's bits 19-20.
-const (
-	mpeg25 = 0
-	mpeg2  = 2
-	mpeg1  = 3
-)
-
-// mp3Frame is what DecodeMP3Go needs of a stream's first frame.
-type mp3Frame struct {
-	version  int
-	channels int
-	samples  int  // per channel in a frame: 1152 (MPEG-1), 576 (MPEG-2 and 2.5)
-	info     bool // a Xing/Info or VBRI frame: encoder data, no audio
-}
-
-// firstFrame finds the first Layer III frame after an ID3v2 tag.
-func firstFrame(data []byte) (mp3Frame, bool) {
-	off := 0
-	if len(data) >= 10 && string(data[:3]) == "ID3" {
-		// A syncsafe size: 7 bits a byte; a footer adds 10 bytes.
-		size := int(data[6]&0x7F)<<21 | int(data[7]&0x7F)<<14 | int(data[8]&0x7F)<<7 | int(data[9]&0x7F)
-		off = 10 + size
-		if data[5]&0x10 != 0 {
-			off += 10
-		}
-	}
-	for ; off+4 <= len(data); off++ {
-		h := binary.BigEndian.Uint32(data[off:])
-		version, layer := int(h>>19&3), int(h>>17&3)
-		if h&0xFFE00000 != 0xFFE00000 || version == 1 || layer != 1 || h>>12&0xF == 0xF || h>>10&3 == 3 {
-			continue
-		}
-		f := mp3Frame{version: version, channels: 2, samples: 576}
-		if h>>6&3 == 3 {
-			f.channels = 1
-		}
-		if version == mpeg1 {
-			f.samples = 1152
-		}
-		// The Xing/Info tag follows the side information, whose size
-		// depends on the version and channels; a CRC adds 2 bytes.
-		side := map[[2]bool]int{{true, true}: 17, {true, false}: 32, {false, true}: 9, {false, false}: 17}[[2]bool{version == mpeg1, f.channels == 1}]
-		at := off + 4 + side
-		if h>>16&1 == 0 {
-			at += 2
-		}
-		if at+4 <= len(data) {
-			tag := string(data[at : at+4])
-			f.info = tag == "Xing" || tag == "Info"
-		}
-		if off+40 <= len(data) && string(data[off+36:off+40]) == "VBRI" {
-			f.info = true
-		}
-		return f, true
-	}
-	return mp3Frame{}, false
 }
