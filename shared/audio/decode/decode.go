@@ -3,7 +3,7 @@
 // MP3 is decoded by Debian's libmpg123 through cgo (mp3_cgo.go) because the pure-Go
 // decoders reject MPEG 2.5 (8 kHz telephone MP3) and turn mono into stereo. A
 // build without cgo still compiles and reports MP3 as unsupported; only PII
-// redaction uses DecodeMP3Go (go-mp3, MPEG-1 and MPEG-2 only) there.
+// redaction uses DecodeMP3Go (go-mp3; 16, 24, 32, 44.1 and 48 kHz) there.
 //
 // Every error returned by Decode means the input cannot be decoded; callers turn
 // it into the job error bad_audio. Decoding never allocates more than the input can

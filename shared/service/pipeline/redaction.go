@@ -60,8 +60,9 @@ var renditionLimit = MaxRenditionBytes
 //     rate and channels under jobs.RenditionKey; then the MP3 is deleted, and
 //     the returned StoredAudio makes the succeed transition point the job at
 //     the rendition. Cgo builds decode with libmpg123, others (the Lambdas)
-//     with the pure-Go decoder, which reads MPEG-1 and MPEG-2 but not MPEG-2.5
-//     (8, 11.025 and 12 kHz, the usual telephone MP3);
+//     with the pure-Go decoder (decode.DecodeMP3Go), which reads 16, 24, 32,
+//     44.1 and 48 kHz but refuses 22.05 kHz (go-mp3 turns it to noise at low
+//     bit rates) and MPEG-2.5 (8 to 12 kHz, the usual telephone MP3);
 //   - an MP3 that cannot be decoded here, or whose rendition would be over
 //     MaxRenditionBytes, and a WAV encoding the tone writer does not handle,
 //     are deleted, so no copy with the spoken values is left.
