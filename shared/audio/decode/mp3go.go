@@ -26,7 +26,15 @@ import (
 // MP3), which go-mp3 does not decode. Nothing here decides whether an upload
 // is accepted; PII redaction of the Lambda builds uses it to tone an MP3
 // (package pipeline).
-func DecodeMP3Go(data []byte) (*Audio, error) {
+func DecodeMP3Go(data []byte) (a *Audio, err error) {
+	// go-mp3 indexes its tables with values read from the stream, unchecked:
+	// a malformed frame panics (FuzzDecodeMP3Go finds one in seconds), and in
+	// a worker that would crash the process on every retry of the job.
+	defer func() {
+		if p := recover(); p != nil {
+			a, err = nil, errorf("MP3 cannot be decoded: %v", p)
+		}
+	}()
 	// The stream's shape, from the frame headers the upload check reads.
 	info, err := probe.Probe(bytes.NewReader(data), int64(len(data)))
 	if err != nil || info.Format != callscribe.FormatMP3 {
@@ -54,7 +62,7 @@ func DecodeMP3Go(data []byte) (*Audio, error) {
 		}
 	}
 	maxFrames := MaxSeconds * rate
-	a := &Audio{SampleRate: rate, Channels: make([][]int16, info.Channels)}
+	a = &Audio{SampleRate: rate, Channels: make([][]int16, info.Channels)}
 	if n := d.Length() / 4; n > 0 { // 4 bytes a stereo frame
 		for c := range a.Channels {
 			a.Channels[c] = make([]int16, 0, min(int(n), maxFrames))
