@@ -20,6 +20,7 @@ require (
 	github.com/go-audio/audio v1.0.0
 	github.com/go-audio/wav v1.1.0
 	github.com/google/uuid v1.6.0
+	github.com/hajimehoshi/go-mp3 v0.3.4
 	github.com/johannesboyne/gofakes3 v1.2.0
 	github.com/mattn/go-sqlite3 v1.14.53
 	github.com/tcolgate/mp3 v0.0.0-20170426193717-e79c5a46d300

@@ -284,7 +284,7 @@ var want = map[string]access{
 	"web":                  {},
 	"dashboard":            {"SearchTable": "crud", "IdempotencyTable": "crud", "JobsTable": "crud", "UsageTable": "crud", "AudioBucket": "crud", "TranscriptionQueue": "send", "DerivedQueue": "send"},
 	"fallback":             {"APIKeysTable": "read+write"},
-	"transcription-worker": {"SearchTable": "write", "JobsTable": "crud", "UsageTable": "crud", "AudioBucket": "read", "TranscriptionQueue": "send"},
+	"transcription-worker": {"SearchTable": "write", "JobsTable": "crud", "UsageTable": "crud", "AudioBucket": "crud", "TranscriptionQueue": "send"},
 	"derived-worker":       {"SearchTable": "write", "JobsTable": "crud", "DerivedQueue": "send", "CallbackQueue": "send"},
 	"callback-worker":      {"JobsTable": "read+write", "SigningSecretsTable": "crud", "CallbackQueue": "send"},
 }

@@ -165,3 +165,18 @@ func TestBlackBoxAWSLocalRedactionRealEngine(t *testing.T) {
 	apitest.RunRedactedCall(t, svc, apitest.Options{QuotaMinutes: quotaMinutes, JobTimeout: apitest.RealCallTimeout}, call,
 		func() []string { return []string{svc.logPath, tmp} })
 }
+
+// TestBlackBoxAWSLocalRedactionMP3RealEngine is the same call uploaded as an
+// 8 kHz MP3: the pipeline stores its toned WAV rendition in S3, deletes the
+// MP3, and playback serves the rendition.
+func TestBlackBoxAWSLocalRedactionMP3RealEngine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("black-box suite: builds and runs the binary with the local AWS servers and the embedded speech engine")
+	}
+	call := apitest.SynthesizePIICall(t).MP3(t)
+	tmp := t.TempDir()
+	svc := startService(t, "", "TRANSCRIBER=", "SUMMARIZER=", "TAGGER=", "WORKERS=1", "AGENT_CHANNEL=",
+		"LOG_LEVEL=debug", "TMPDIR="+tmp, "REDACT_PII=")
+	apitest.RunRedactedCall(t, svc, apitest.Options{QuotaMinutes: quotaMinutes, JobTimeout: apitest.RealCallTimeout}, call,
+		func() []string { return []string{svc.logPath, tmp} })
+}

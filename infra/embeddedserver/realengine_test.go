@@ -39,3 +39,19 @@ func TestBlackBoxRedactionRealEngine(t *testing.T) {
 	apitest.RunRedactedCall(t, svc, apitest.Options{QuotaMinutes: quotaMinutes, JobTimeout: apitest.RealCallTimeout}, call,
 		func() []string { return []string{svc.dataDir, svc.logPath, tmp} })
 }
+
+// TestBlackBoxRedactionMP3RealEngine is TestBlackBoxRedactionRealEngine with
+// the call uploaded as an 8 kHz MP3: playback then serves the toned WAV
+// rendition, and neither the MP3 nor its untoned samples are left anywhere.
+func TestBlackBoxRedactionMP3RealEngine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("black-box suite: builds and runs the binary with the embedded speech engine")
+	}
+	t.Parallel()
+	call := apitest.SynthesizePIICall(t).MP3(t)
+	tmp := t.TempDir()
+	svc := startBinary(t, build(t, ""), "TRANSCRIBER=", "SUMMARIZER=", "TAGGER=", "WORKERS=1", "AGENT_CHANNEL=",
+		"LOG_LEVEL=debug", "TMPDIR="+tmp, "REDACT_PII=")
+	apitest.RunRedactedCall(t, svc, apitest.Options{QuotaMinutes: quotaMinutes, JobTimeout: apitest.RealCallTimeout}, call,
+		func() []string { return []string{svc.dataDir, svc.logPath, tmp} })
+}

@@ -104,6 +104,14 @@ const (
 	FormatMP3 AudioFormat = "mp3"
 )
 
+// StoredAudio is where a job's recording is in the AudioStore, and its
+// format: Job.AudioKey and Job.AudioFormat, moved together when PII
+// redaction replaces an MP3 upload with a toned WAV rendition.
+type StoredAudio struct {
+	Key    string
+	Format AudioFormat
+}
+
 // Job is one unit of asynchronous work of any type.
 type Job struct {
 	ID        string

@@ -94,6 +94,10 @@ type Transition struct {
 	// records it when the job has none, so listings and the language filter see
 	// the requested or detected language as the spec says.
 	Language string
+	// Audio, set with To == succeeded, is where the job's recording is now
+	// when the attempt stored it elsewhere (PII redaction's WAV rendition of
+	// an MP3); the job takes its key and format. nil leaves them.
+	Audio *StoredAudio
 	// CountAttempt increments Attempts (a worker starting the job).
 	CountAttempt bool
 	At           time.Time
@@ -143,7 +147,7 @@ func (n TransitionName) CountsAttempt() bool { return n == TransitionStart }
 
 // For returns the store write of the transition on job jobID at time at: a
 // compare-and-set from the table's statuses to its target. The caller adds
-// what the transition carries (Result and Language with succeed, Error with
+// what the transition carries (Result, Language and Audio with succeed, Error with
 // fail and fail_submission).
 func (n TransitionName) For(jobID string, at time.Time) Transition {
 	return Transition{JobID: jobID, Name: n, From: n.From(), To: n.To(), CountAttempt: n.CountsAttempt(), At: at}
@@ -182,9 +186,10 @@ func (t Transition) MayReleaseQuota() bool { return t.To == StatusFailed }
 // deleted job). It fails with CONFLICT, changing nothing, when the job is
 // deleted or its status is not one of t.From. Otherwise the job takes t's
 // status and time, its result and error when given, one more attempt when
-// counted, and the detected language only when it has none (a requested
-// language stays). releaseQuota reports that the job's seconds must be
-// released in the same atomic step: it held quota and is moving to failed.
+// counted, the detected language only when it has none (a requested
+// language stays), and the audio's new key and format when given.
+// releaseQuota reports that the job's seconds must be released in the same
+// atomic step: it held quota and is moving to failed.
 func (j *Job) Apply(t Transition, deleted bool) (releaseQuota bool, err error) {
 	if deleted {
 		return false, Errorf(CodeConflict, "Job %s is deleted.", j.ID)
@@ -209,6 +214,9 @@ func (j *Job) Apply(t Transition, deleted bool) (releaseQuota bool, err error) {
 	}
 	if j.Language == "" {
 		j.Language = t.Language
+	}
+	if t.Audio != nil {
+		j.AudioKey, j.AudioFormat = t.Audio.Key, t.Audio.Format
 	}
 	return releaseQuota, nil
 }

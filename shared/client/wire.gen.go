@@ -428,20 +428,28 @@ type QuotaDetails struct {
 // true): how many items of each category, never their values. A
 // summary or tags job's has no `audio`.
 type Redaction struct {
-	// Audio What became of the recording: `toned` (the redacted stretches of the
-	// WAV file are a 1 kHz tone), `deleted` (an MP3 recording, which
-	// cannot be rewritten without an encoder, was removed, so the job has
-	// no audio to play), `unchanged` (nothing was redacted).
+	// Audio What became of the recording: `toned` (the redacted stretches are a
+	// 1 kHz tone: a WAV file in place; an MP3, which cannot be rewritten
+	// without an encoder, is replaced by a 16-bit WAV copy at its rate
+	// and channels, which playback serves), `deleted` (a recording that
+	// could not be toned was removed, so the job has no audio to play:
+	// an MP3 whose WAV copy would be over 128 MiB, about 70 minutes of
+	// 8 kHz stereo, or that this deployment cannot decode, such as an
+	// 8-12 kHz MP3 on AWS Lambda), `unchanged` (nothing was redacted).
 	Audio *RedactionAudio `json:"audio,omitempty"`
 
 	// Categories Items replaced per category (card, phone, email, number); every category is present.
 	Categories map[string]int `json:"categories"`
 }
 
-// RedactionAudio What became of the recording: `toned` (the redacted stretches of the
-// WAV file are a 1 kHz tone), `deleted` (an MP3 recording, which
-// cannot be rewritten without an encoder, was removed, so the job has
-// no audio to play), `unchanged` (nothing was redacted).
+// RedactionAudio What became of the recording: `toned` (the redacted stretches are a
+// 1 kHz tone: a WAV file in place; an MP3, which cannot be rewritten
+// without an encoder, is replaced by a 16-bit WAV copy at its rate
+// and channels, which playback serves), `deleted` (a recording that
+// could not be toned was removed, so the job has no audio to play:
+// an MP3 whose WAV copy would be over 128 MiB, about 70 minutes of
+// 8 kHz stereo, or that this deployment cannot decode, such as an
+// 8-12 kHz MP3 on AWS Lambda), `unchanged` (nothing was redacted).
 type RedactionAudio string
 
 // RequestId Identifier of this request, for support; equal to the X-Request-Id header.

@@ -94,6 +94,11 @@ func transitionUpdate(t callscribe.Transition, lj listedJob) (update, cond strin
 		values[":lang"] = str(t.Language)
 		values[":acclang"] = str(accountKey(lj.accountID, t.Language))
 	}
+	if t.Audio != nil {
+		set = append(set, "#akey = :akey", "#afmt = :afmt")
+		names["#akey"], names["#afmt"] = attrAudioKey, attrAudioFormat
+		values[":akey"], values[":afmt"] = str(t.Audio.Key), str(string(t.Audio.Format))
+	}
 	if t.CountAttempt {
 		add = append(add, "#attempts :one")
 		names["#attempts"] = attrAttempts

@@ -32,8 +32,9 @@ func (s *JobStore) TransitionJob(ctx context.Context, t callscribe.Transition) (
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE jobs SET status = ?, updated_at = ?, result = ?, error = ?, attempts = ?, language = ? WHERE id = ?`,
-			string(job.Status), job.UpdatedAt.UnixNano(), nullableRaw(job.Result), errJSON, job.Attempts, job.Language, job.ID)
+		_, err = tx.ExecContext(ctx, `UPDATE jobs SET status = ?, updated_at = ?, result = ?, error = ?, attempts = ?, language = ?, audio_key = ?, audio_format = ? WHERE id = ?`,
+			string(job.Status), job.UpdatedAt.UnixNano(), nullableRaw(job.Result), errJSON, job.Attempts, job.Language,
+			job.AudioKey, string(job.AudioFormat), job.ID)
 		if err != nil {
 			return fmt.Errorf("sqlite: transition job %s: %w", t.JobID, err)
 		}

@@ -2,7 +2,8 @@
 // one slice per channel, at the file's own sample rate. WAV is parsed in pure Go;
 // MP3 is decoded by Debian's libmpg123 through cgo (mp3_cgo.go) because the pure-Go
 // decoders reject MPEG 2.5 (8 kHz telephone MP3) and turn mono into stereo. A
-// build without cgo still compiles and reports MP3 as unsupported.
+// build without cgo still compiles and reports MP3 as unsupported; only PII
+// redaction uses DecodeMP3Go (go-mp3; 16, 24, 32, 44.1 and 48 kHz) there.
 //
 // Every error returned by Decode means the input cannot be decoded; callers turn
 // it into the job error bad_audio. Decoding never allocates more than the input can
@@ -46,6 +47,15 @@ const (
 	// expand into gigabytes of PCM (10 MiB of 8 kbit/s MP3 is about 3 hours).
 	MaxSeconds = 4 * 3600
 )
+
+// mp3Delay is LAME's encoder delay (576) plus the decoder delay of the
+// polyphase filter bank (529), in samples at the stream's rate. libmpg123's
+// gapless mode removes it only when the LAME tag is readable, which it is not in
+// the MPEG-2/2.5 files that sox and lame write for 8 and 16 kHz (measured: onset
+// 1105 samples late at 8, 16 and 44.1 kHz without a tag). So gapless is off and
+// the delay is always trimmed, giving the same result for every encoder that
+// follows LAME's convention.
+const mp3Delay = 1105
 
 // Error is a decoding failure with a message fit for the job's error block.
 type Error struct{ Msg string }

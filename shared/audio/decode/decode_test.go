@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -201,5 +202,65 @@ func TestDecodeMP3Garbage(t *testing.T) {
 	garbage := append([]byte{0xFF, 0xFB}, bytes.Repeat([]byte{0x13, 0x37}, 500)...)
 	if _, err := Decode(garbage, MP3); err == nil {
 		t.Fatal("garbage decoded as MP3")
+	}
+}
+
+// DecodeMP3Go gives what DecodeMP3 gives for the MPEG-1 and MPEG-2 files it
+// reads (rate, channels, length, onset; samples within a few steps), in every
+// build, and refuses MPEG-2.5 and 22.05 kHz (which go-mp3 turns to noise at
+// low bit rates: this fixture, 32 kbit/s mono, decodes to noise).
+func TestDecodeMP3Go(t *testing.T) {
+	for _, tc := range []struct {
+		file           string
+		rate, channels int
+	}{
+		{"testdata/tone16k-stereo.mp3", 16000, 2},
+		// MPEG-1 mono with LAME's Info frame, which go-mp3 decodes as silence.
+		{"testdata/tone44k-mono-info.mp3", 44100, 1},
+	} {
+		b, err := os.ReadFile(tc.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := DecodeMP3Go(b)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
+		if a.SampleRate != tc.rate || len(a.Channels) != tc.channels {
+			t.Fatalf("%s: rate %d channels %d", tc.file, a.SampleRate, len(a.Channels))
+		}
+		if d := a.Duration(); d < 0.3 || d > 0.45 {
+			t.Errorf("%s: duration %.3f s", tc.file, d)
+		}
+		onset := slices.IndexFunc(a.Channels[0], func(v int16) bool { return v > 2000 || v < -2000 })
+		if onset < 0 || float64(onset)/float64(a.SampleRate) > 0.01 {
+			t.Errorf("%s: onset at sample %d", tc.file, onset)
+		}
+		if !cgoEnabled {
+			continue
+		}
+		want, err := DecodeMP3(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want.Channels[0]) != len(a.Channels[0]) {
+			t.Fatalf("%s: %d samples, libmpg123 %d", tc.file, len(a.Channels[0]), len(want.Channels[0]))
+		}
+		for c := range want.Channels {
+			for i, v := range want.Channels[c] {
+				if d := int(v) - int(a.Channels[c][i]); d > 64 || d < -64 {
+					t.Fatalf("%s: channel %d sample %d is %d, libmpg123 %d", tc.file, c, i, a.Channels[c][i], v)
+				}
+			}
+		}
+	}
+	for file, why := range map[string]string{"testdata/tone8k.mp3": "MPEG-2.5", "testdata/tone22k-mono-32k.mp3": "22.05 kHz"} {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := DecodeMP3Go(b); err == nil || !strings.Contains(err.Error(), why) {
+			t.Errorf("%s: err %v, want it refused (%s)", file, err, why)
+		}
 	}
 }

@@ -59,3 +59,16 @@ func FuzzDecodeMP3(f *testing.F) {
 		checkDecoded(t, in, a, err)
 	})
 }
+
+func FuzzDecodeMP3Go(f *testing.F) {
+	for _, name := range []string{"testdata/tone16k-stereo.mp3", "testdata/tone44k-mono-info.mp3"} {
+		if b, err := os.ReadFile(name); err == nil {
+			f.Add(b)
+			f.Add(b[:len(b)/2])
+		}
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		a, err := DecodeMP3Go(in)
+		checkDecoded(t, in, a, err)
+	})
+}

@@ -39,15 +39,6 @@ import (
 
 var mpg123Init sync.Once
 
-// mp3Delay is LAME's encoder delay (576) plus the decoder delay of the
-// polyphase filter bank (529), in samples at the stream's rate. libmpg123's
-// gapless mode removes it only when the LAME tag is readable, which it is not in
-// the MPEG-2/2.5 files that sox and lame write for 8 and 16 kHz (measured: onset
-// 1105 samples late at 8, 16 and 44.1 kHz without a tag). So gapless is off and
-// the delay is always trimmed, giving the same result for every encoder that
-// follows LAME's convention.
-const mp3Delay = 1105
-
 // DecodeMP3 decodes MPEG-1/2/2.5 Layer III (and I/II) with libmpg123, keeping the
 // stream's channel count and sample rate, with the codec delay trimmed so times
 // in the decoded PCM line up with the original audio.

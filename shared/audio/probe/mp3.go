@@ -240,7 +240,7 @@ func probeMP3(r io.ReadSeeker, end, start int64) (Info, error) {
 	if !validDuration(d) {
 		return Info{}, durationUnknown("The MP3 file's duration could not be determined.")
 	}
-	return Info{Format: callscribe.FormatMP3, DurationSeconds: d, Channels: first.channels, SampleRate: first.sampleRate}, nil
+	return Info{Format: callscribe.FormatMP3, DurationSeconds: d, Channels: first.channels, SampleRate: first.sampleRate, InfoFrame: isInfo}, nil
 }
 
 // parseInfoFrame recognises a Xing/Info (LAME, FFmpeg) or VBRI (Fraunhofer)

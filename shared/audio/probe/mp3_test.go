@@ -42,7 +42,7 @@ func TestProbeMP3Fixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if info.Format != callscribe.FormatMP3 || info.SampleRate != tc.rate || info.Channels != tc.channels {
+			if info.Format != callscribe.FormatMP3 || info.SampleRate != tc.rate || info.Channels != tc.channels || info.InfoFrame != tc.hasInfo {
 				t.Errorf("info = %+v", info)
 			}
 			frame := float64(tc.spf) / float64(tc.rate)

@@ -30,6 +30,9 @@ type Info struct {
 	// accepted here and left to the engine to refuse.
 	Channels   int
 	SampleRate int
+	// InfoFrame reports that an MP3's first frame is a Xing/Info/VBRI frame:
+	// encoder data, which some decoders output as a frame of silence.
+	InfoFrame bool
 }
 
 // DetectFormat reports the container of a file from its first bytes (see HeadSize):

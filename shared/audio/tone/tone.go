@@ -4,8 +4,8 @@
 // personal data was said. It is pure Go (no decoder or encoder library).
 //
 // Only WAV can be written: re-encoding MP3 needs an encoder these builds do
-// not have (the pipeline deletes a redacted MP3 recording instead; see
-// package pipeline).
+// not have, so the pipeline decodes a redacted MP3 and tones a WAV rendition
+// of it instead (see package pipeline).
 package tone
 
 import (

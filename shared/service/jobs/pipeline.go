@@ -36,10 +36,13 @@ func (s *Service) Claim(ctx context.Context, jobID string, countAttempt bool) (*
 // Succeed finishes a processing job with its result. A transcription sent
 // without a language hint records the language the engine detected, so
 // listings and the language filter show the requested or detected language,
-// as the spec says.
-func (s *Service) Succeed(ctx context.Context, job *callscribe.Job, result json.RawMessage) (*callscribe.Job, error) {
+// as the spec says. audio, when not nil, is where the attempt left the job's
+// recording (PII redaction's WAV rendition of an MP3, under RenditionKey):
+// the same write points the job at it.
+func (s *Service) Succeed(ctx context.Context, job *callscribe.Job, result json.RawMessage, audio *callscribe.StoredAudio) (*callscribe.Job, error) {
 	t := callscribe.TransitionSucceed.For(job.ID, s.now())
 	t.Result = result
+	t.Audio = audio
 	if job.Type.OrDefault() == callscribe.TypeTranscription && job.Language == "" {
 		var detected struct{ Language *string }
 		if json.Unmarshal(result, &detected) == nil && detected.Language != nil {

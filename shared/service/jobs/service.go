@@ -172,6 +172,13 @@ func (s *Service) Delete(ctx context.Context, accountID, jobID string) (*callscr
 			return nil, err
 		}
 	}
+	// A redacted MP3 job deleted while its attempt was between storing the
+	// rendition and succeeding still names the MP3; its rendition goes too.
+	if job.RedactPII && job.AudioFormat == callscribe.FormatMP3 {
+		if err := s.deps.Audio.DeleteAudio(ctx, RenditionKey(job.AudioKey)); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.deps.Jobs.DeleteJob(ctx, job.ID, s.now()); err != nil {
 		return nil, err
 	}

@@ -409,7 +409,7 @@ func (e *env) finished(t *testing.T, account string, segments []callscribe.Segme
 		t.Fatal(err)
 	}
 	result, _ := json.Marshal(callscribe.TranscriptionResult{Language: language, DurationSeconds: 1, Transcript: segments})
-	done, err := e.svc.Succeed(ctx, job, result)
+	done, err := e.svc.Succeed(ctx, job, result, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -570,7 +570,7 @@ func TestPipelineStateChanges(t *testing.T) {
 	// A finished job cannot be claimed or finished again.
 	_, err = e.svc.Claim(ctx, job.ID, true)
 	requireCode(t, err, callscribe.CodeConflict)
-	_, err = e.svc.Succeed(ctx, claimed, json.RawMessage(`{}`))
+	_, err = e.svc.Succeed(ctx, claimed, json.RawMessage(`{}`), nil)
 	requireCode(t, err, callscribe.CodeConflict)
 }
 
@@ -585,7 +585,7 @@ func TestSucceedRecordsDetectedLanguageOnlyWithoutAHint(t *testing.T) {
 	req.Language = "en-GB"
 	hinted, _ := e.svc.SubmitTranscription(ctx, req)
 	e.svc.Claim(ctx, hinted.ID, true)
-	done, err := e.svc.Succeed(ctx, hinted, json.RawMessage(`{"language":"en","duration_seconds":1,"transcript":[]}`))
+	done, err := e.svc.Succeed(ctx, hinted, json.RawMessage(`{"language":"en","duration_seconds":1,"transcript":[]}`), nil)
 	if err != nil || done.Language != "en-GB" {
 		t.Fatalf("the hint was replaced: %+v %v", done, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"path"
 	"regexp"
 	"strings"
 
@@ -131,6 +132,14 @@ func (s *Service) SubmitTranscription(ctx context.Context, req TranscriptionRequ
 // audioKey is where a job's audio lives in the AudioStore.
 func audioKey(accountID, jobID string, format callscribe.AudioFormat) string {
 	return "audio/" + accountID + "/" + jobID + "." + string(format)
+}
+
+// RenditionKey is where PII redaction stores the toned WAV rendition of the
+// MP3 under key: the same name with ".redacted.wav" for its extension
+// ("audio/<account>/<job>.redacted.wav"), so playback serves it as audio/wav
+// and a job's delete finds it from the upload's key alone.
+func RenditionKey(key string) string {
+	return strings.TrimSuffix(key, path.Ext(key)) + ".redacted.wav"
 }
 
 // parseMetadata accepts a JSON object within MaxMetadataBytes,

@@ -5,10 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/callscribe/callscribe/shared/audio/decode"
+	audiotone "github.com/callscribe/callscribe/shared/audio/tone"
 	"github.com/callscribe/callscribe/shared/callscribe"
 	"github.com/callscribe/callscribe/shared/service/jobs"
 )
@@ -115,6 +120,228 @@ func TestRedactedTranscriptionTonesTheWAV(t *testing.T) {
 	}
 }
 
+// spokenNumber is six digits read out, words 4 to 9 of scriptedEngine's
+// timing: seconds 4 to 10.
+const spokenNumber = "my number is four two four two four two thanks"
+
+// redactedMP3 stores a queued MP3 transcription with redact_pii, its audio
+// testdata/noise-16k-mono-mpeg2-12s.mp3 (12 s of pink noise, which decodes
+// with and without cgo).
+func (e *env) redactedMP3(t *testing.T) *callscribe.Job {
+	t.Helper()
+	data, err := os.ReadFile("testdata/noise-16k-mono-mpeg2-12s.mp3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := uuid.NewString()
+	job := &callscribe.Job{
+		ID: id, AccountID: "acct", Type: callscribe.TypeTranscription, Status: callscribe.StatusQueued,
+		AudioKey: "audio/acct/" + id + ".mp3", AudioFormat: callscribe.FormatMP3, AudioSeconds: 12, RedactPII: true,
+	}
+	if err := e.audio.PutAudio(context.Background(), job.AudioKey, bytes.NewReader(data), int64(len(data))); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.db.Jobs().CreateJob(context.Background(), job, nil); err != nil {
+		t.Fatal(err)
+	}
+	return job
+}
+
+// requireToned checks that a stored 16 kHz WAV is the tone over the spoken
+// number's padded span (seconds 4 to 10) and noise elsewhere.
+func requireToned(t *testing.T, wav []byte) {
+	t.Helper()
+	a, err := decode.DecodeWAV(wav)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rate = 16000
+	if a.SampleRate != rate || len(a.Channels) != 1 {
+		t.Fatalf("rendition is %d Hz, %d channels; want the MP3's 16000 Hz mono", a.SampleRate, len(a.Channels))
+	}
+	if d := a.Duration(); d < 11.9 || d > 12.2 {
+		t.Errorf("rendition lasts %.2f s, want the MP3's 12", d)
+	}
+	at := func(from, to float64) []int16 { return a.Channels[0][int(from*rate):int(to*rate)] }
+	if share := audiotone.Share(at(4-SpanPadding+0.01, 10+SpanPadding-0.01), rate); share < 0.99 {
+		t.Errorf("tone share %.3f over the redacted span, want the tone", share)
+	}
+	for _, out := range [][2]float64{{0.5, 3.8}, {10.2, 11.5}} {
+		if share := audiotone.Share(at(out[0], out[1]), rate); share > 0.05 {
+			t.Errorf("tone share %.3f over %v s, outside the span; want the noise", share, out)
+		}
+	}
+}
+
+func TestRedactedTranscriptionTonesAnMP3(t *testing.T) {
+	e := newEnv(t, scriptedEngine{spokenNumber})
+	job := e.redactedMP3(t)
+	done, res := e.run(t, job.ID)
+	if res.Redaction == nil || res.Redaction.Categories["number"] != 1 || res.Redaction.Audio != "toned" {
+		t.Fatalf("redaction = %+v, want one number and the audio toned", res.Redaction)
+	}
+	rendition := jobs.RenditionKey(job.AudioKey)
+	if want := "audio/acct/" + job.ID + ".redacted.wav"; rendition != want || done.AudioKey != want || done.AudioFormat != callscribe.FormatWAV {
+		t.Fatalf("job's audio %q (%s), want the rendition %q (wav)", done.AudioKey, done.AudioFormat, want)
+	}
+	if _, err := e.audio.OpenAudio(context.Background(), job.AudioKey); !callscribe.IsCode(err, callscribe.CodeNotFound) {
+		t.Errorf("the MP3 is still stored (err %v)", err)
+	}
+	requireToned(t, e.storedAudio(t, rendition))
+
+	// Deleting the job deletes the rendition.
+	if _, err := e.w.Jobs.Delete(context.Background(), "acct", job.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.audio.OpenAudio(context.Background(), rendition); !callscribe.IsCode(err, callscribe.CodeNotFound) {
+		t.Errorf("the rendition outlived the job's delete (err %v)", err)
+	}
+}
+
+// recordingEngine is scriptedEngine that keeps the requests it was given.
+type recordingEngine struct {
+	scriptedEngine
+	reqs []callscribe.TranscriptionRequest
+}
+
+func (e *recordingEngine) Transcribe(ctx context.Context, req callscribe.TranscriptionRequest) (*callscribe.TranscriptionResult, error) {
+	e.reqs = append(e.reqs, req)
+	return e.scriptedEngine.Transcribe(ctx, req)
+}
+
+// An attempt that stored the rendition and deleted the MP3 but stopped before
+// the job succeeded leaves the rendition: the next attempt transcribes it and
+// points the job at it.
+func TestRedactedMP3RetryReadsTheRendition(t *testing.T) {
+	engine := &recordingEngine{scriptedEngine: scriptedEngine{spokenNumber}}
+	e := newEnv(t, engine)
+	job := e.redactedMP3(t)
+	mp3 := e.storedAudio(t, job.AudioKey)
+	if _, err := e.w.redact(context.Background(), job, mp3, &callscribe.TranscriptionResult{Transcript: mustTranscribe(t, engine, job)}); err != nil {
+		t.Fatal(err)
+	}
+	rendition := jobs.RenditionKey(job.AudioKey)
+	if _, err := e.audio.OpenAudio(context.Background(), job.AudioKey); !callscribe.IsCode(err, callscribe.CodeNotFound) {
+		t.Fatalf("the first attempt left the MP3 (err %v)", err)
+	}
+	if e.get(t, job.ID).AudioKey != job.AudioKey {
+		t.Fatal("the job moved to the rendition before it succeeded")
+	}
+	// A delete now would find the job naming the deleted MP3 (see
+	// TestDeleteBeforeSucceedDeletesTheRendition); the retry runs instead.
+
+	engine.reqs = nil
+	done, res := e.run(t, job.ID)
+	if len(engine.reqs) != 1 || engine.reqs[0].AudioKey != rendition || engine.reqs[0].Format != callscribe.FormatWAV ||
+		!bytes.HasPrefix(engine.reqs[0].Audio, []byte("RIFF")) {
+		t.Fatalf("the retry transcribed %d requests, want one of the rendition", len(engine.reqs))
+	}
+	if done.AudioKey != rendition || done.AudioFormat != callscribe.FormatWAV {
+		t.Errorf("job's audio %q (%s), want the rendition", done.AudioKey, done.AudioFormat)
+	}
+	if res.Redaction == nil || res.Redaction.Audio != "toned" {
+		t.Errorf("redaction = %+v, want the audio toned", res.Redaction)
+	}
+	requireToned(t, e.storedAudio(t, rendition))
+}
+
+// A job deleted after its attempt stored the rendition and before it
+// succeeded still names the MP3: its delete removes the rendition too.
+func TestDeleteBeforeSucceedDeletesTheRendition(t *testing.T) {
+	engine := scriptedEngine{spokenNumber}
+	e := newEnv(t, engine)
+	job := e.redactedMP3(t)
+	res := &callscribe.TranscriptionResult{Transcript: mustTranscribe(t, engine, job)}
+	moved, err := e.w.redact(context.Background(), job, e.storedAudio(t, job.AudioKey), res)
+	if err != nil || moved == nil {
+		t.Fatalf("redact: %v, %+v", err, moved)
+	}
+	e.storedAudio(t, moved.Key) // stored
+	if _, err := e.w.Jobs.Delete(context.Background(), "acct", job.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.audio.OpenAudio(context.Background(), moved.Key); !callscribe.IsCode(err, callscribe.CodeNotFound) {
+		t.Errorf("the rendition outlived the job's delete (err %v)", err)
+	}
+}
+
+// mustTranscribe is the engine's transcript of the job, as a first attempt got it.
+func mustTranscribe(t *testing.T, engine callscribe.Transcriber, job *callscribe.Job) []callscribe.Segment {
+	t.Helper()
+	res, err := engine.Transcribe(context.Background(), callscribe.TranscriptionRequest{JobID: job.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Transcript
+}
+
+// Both builds' decoders make the same rendition: libmpg123's (cgo) and the
+// pure-Go one the Lambdas use.
+func TestTonedRenditionWithEitherDecoder(t *testing.T) {
+	data, err := os.ReadFile("testdata/noise-16k-mono-mpeg2-12s.mp3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spans := []audiotone.Span{{Start: 4 - SpanPadding, End: 10 + SpanPadding}}
+	decoders := map[string]func([]byte) (*decode.Audio, error){"go-mp3": decode.DecodeMP3Go}
+	if decode.MP3Supported() {
+		decoders["libmpg123"] = decode.DecodeMP3
+	}
+	for name, dec := range decoders {
+		t.Run(name, func(t *testing.T) {
+			wav, err := tonedRendition(data, spans, dec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			requireToned(t, wav)
+		})
+	}
+}
+
+// A job deleted while its attempt was storing the rendition (its delete found
+// only the MP3) loses the rendition when the attempt's succeed is refused.
+func TestRenditionOfADeletedJobIsDeleted(t *testing.T) {
+	engine := scriptedEngine{spokenNumber}
+	e := newEnv(t, engine)
+	job := e.redactedMP3(t)
+	res := &callscribe.TranscriptionResult{Transcript: mustTranscribe(t, engine, job)}
+	moved, err := e.w.redact(context.Background(), job, e.storedAudio(t, job.AudioKey), res)
+	if err != nil || moved == nil {
+		t.Fatalf("redact: %v, %+v", err, moved)
+	}
+	if err := e.db.Jobs().DeleteJob(context.Background(), job.ID, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.w.finish(context.Background(), callscribe.Message{JobID: job.ID}, job, json.RawMessage(`{}`), moved, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.audio.OpenAudio(context.Background(), moved.Key); !callscribe.IsCode(err, callscribe.CodeNotFound) {
+		t.Errorf("the deleted job's rendition is stored (err %v)", err)
+	}
+}
+
+// An MP3 whose rendition would be over the bound is deleted, as one that
+// cannot be decoded is.
+func TestRedactedMP3OverTheBoundIsDeleted(t *testing.T) {
+	renditionLimit = 12 * 16000 * 2 // just under 12 s of 16 kHz mono and its header
+	t.Cleanup(func() { renditionLimit = MaxRenditionBytes })
+	e := newEnv(t, scriptedEngine{spokenNumber})
+	job := e.redactedMP3(t)
+	done, res := e.run(t, job.ID)
+	if res.Redaction == nil || res.Redaction.Audio != "deleted" {
+		t.Fatalf("redaction = %+v, want the audio deleted", res.Redaction)
+	}
+	if done.AudioKey != job.AudioKey {
+		t.Errorf("job's audio %q, want the MP3's key kept", done.AudioKey)
+	}
+	for _, key := range []string{job.AudioKey, jobs.RenditionKey(job.AudioKey)} {
+		if _, err := e.audio.OpenAudio(context.Background(), key); !callscribe.IsCode(err, callscribe.CodeNotFound) {
+			t.Errorf("%s is stored (err %v)", key, err)
+		}
+	}
+}
+
+// An MP3 that cannot be decoded is deleted.
 func TestRedactedTranscriptionDeletesAnMP3WithRedactions(t *testing.T) {
 	e := newEnv(t, scriptedEngine{spokenCard})
 	job := &callscribe.Job{
@@ -183,9 +410,16 @@ func TestRedactedTextSummary(t *testing.T) {
 
 // BenchmarkRedactMinute is redaction's whole cost per minute of audio in the
 // worker: the transcript of a minute of two-sided call (150 words, a card
-// number, a phone number and an e-mail address read out) redacted, and its
-// 8 kHz stereo WAV toned and written back to the disk store
-// (infra/bench/README.md).
+// number, a phone number and an e-mail address read out) redacted, and the
+// recording toned and stored in the disk store (infra/bench/README.md):
+//
+//   - wav: an 8 kHz stereo WAV toned in place and written back;
+//   - mp3: a minute of 16 kHz mono MP3 (the same samples a second as 8 kHz
+//     stereo; five copies of the 12 s fixture) decoded by the build's decoder
+//     (libmpg123 with cgo), toned as a WAV rendition, the rendition written and
+//     the MP3 deleted (put back untimed for the next op);
+//   - mp3-go: that MP3's rendition made with the pure-Go decoder the Lambdas
+//     use (decode and tone only, nothing stored).
 func BenchmarkRedactMinute(b *testing.B) {
 	e := newEnv(b, scriptedEngine{})
 	const rate = 8000
@@ -194,7 +428,11 @@ func BenchmarkRedactMinute(b *testing.B) {
 		left[i], right[i] = int16(i%200*50), int16(i%120*80)
 	}
 	audio := decode.EncodeWAV(rate, left, right)
-	job := &callscribe.Job{ID: "bench", AudioKey: "audio/acct/bench.wav", AudioFormat: callscribe.FormatWAV, RedactPII: true}
+	fixture, err := os.ReadFile("testdata/noise-16k-mono-mpeg2-12s.mp3")
+	if err != nil {
+		b.Fatal(err)
+	}
+	mp3 := bytes.Repeat(fixture, 5)
 	lines := []string{
 		"thank you for calling how can i help you today",
 		"i was charged twice on my bill and i want a refund please",
@@ -218,17 +456,51 @@ func BenchmarkRedactMinute(b *testing.B) {
 		}
 		segs = append(segs, callscribe.Segment{Text: text, TimeStart: words[0].Start, TimeEnd: at, Words: words, SpeakerID: len(segs) % 2})
 	}
-	b.SetBytes(int64(len(audio)))
-	b.ReportAllocs()
-	buf := make([]byte, len(audio))
-	for b.Loop() {
-		copy(buf, audio)
-		res := &callscribe.TranscriptionResult{Transcript: segs}
-		if err := e.w.redact(context.Background(), job, buf, res); err != nil {
-			b.Fatal(err)
-		}
+	check := func(b *testing.B, res *callscribe.TranscriptionResult) {
 		if res.Redaction.Audio != callscribe.RedactionAudioToned || res.Redaction.Categories["card"] != 2 {
 			b.Fatalf("redaction = %+v", res.Redaction)
 		}
 	}
+	b.Run("wav", func(b *testing.B) {
+		job := &callscribe.Job{ID: "bench", AudioKey: "audio/acct/bench.wav", AudioFormat: callscribe.FormatWAV, RedactPII: true}
+		b.SetBytes(int64(len(audio)))
+		b.ReportAllocs()
+		buf := make([]byte, len(audio))
+		for b.Loop() {
+			copy(buf, audio)
+			res := &callscribe.TranscriptionResult{Transcript: segs}
+			if _, err := e.w.redact(context.Background(), job, buf, res); err != nil {
+				b.Fatal(err)
+			}
+			check(b, res)
+		}
+	})
+	b.Run("mp3", func(b *testing.B) {
+		job := &callscribe.Job{ID: "bench-mp3", AudioKey: "audio/acct/bench.mp3", AudioFormat: callscribe.FormatMP3, RedactPII: true}
+		b.SetBytes(int64(len(mp3)))
+		b.ReportAllocs()
+		for b.Loop() {
+			b.StopTimer()
+			if err := e.audio.PutAudio(context.Background(), job.AudioKey, bytes.NewReader(mp3), int64(len(mp3))); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			res := &callscribe.TranscriptionResult{Transcript: segs}
+			moved, err := e.w.redact(context.Background(), job, mp3, res)
+			if err != nil || moved == nil {
+				b.Fatalf("redact: %v, %+v", err, moved)
+			}
+			check(b, res)
+		}
+	})
+	b.Run("mp3-go", func(b *testing.B) {
+		spans := []audiotone.Span{{Start: 10, End: 23}}
+		b.SetBytes(int64(len(mp3)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := tonedRendition(mp3, spans, decode.DecodeMP3Go); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

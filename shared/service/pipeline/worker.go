@@ -1,6 +1,11 @@
 // Package pipeline runs queued work: transcriptions, summary and tags jobs, and
 // tagDelivered callback attempts. The same Worker runs in the local process (fed
 // by the embedded queue) and in Lambda (fed by SQS events).
+//
+// A transcription asked with redact_pii has its transcript redacted and its
+// recording toned before it succeeds (redaction.go): a WAV in place, an MP3
+// through a WAV rendition under another key that the job then points at (at
+// most MaxRenditionBytes, 128 MiB; a longer or undecodable MP3 is deleted).
 package pipeline
 
 import (
@@ -58,6 +63,11 @@ func (w *Worker) logger(m callscribe.Message) *slog.Logger {
 	return l.With("requestId", m.RequestID, "jobId", m.JobID, "kind", m.Kind)
 }
 
+// jobLogger is logger for code that has the job, not the message.
+func (w *Worker) jobLogger(ctx context.Context, job *callscribe.Job) *slog.Logger {
+	return w.logger(callscribe.Message{JobID: job.ID, RequestID: callscribe.RequestID(ctx)})
+}
+
 // HandleMessage implements callscribe.MessageHandler. A nil error acknowledges
 // the message; an error asks the queue to deliver it again later.
 func (w *Worker) HandleMessage(ctx context.Context, m callscribe.Message) error {
@@ -98,11 +108,11 @@ func (w *Worker) runJob(ctx context.Context, m callscribe.Message) error {
 		return err
 	}
 	if callscribe.JobAttemptsExhausted(job.Attempts) {
-		return w.finish(ctx, m, job, nil, &callscribe.JobError{Code: callscribe.JobErrInternal, Message: fmt.Sprintf("Processing failed %d times; giving up.", callscribe.MaxJobAttempts)})
+		return w.finish(ctx, m, job, nil, nil, &callscribe.JobError{Code: callscribe.JobErrInternal, Message: fmt.Sprintf("Processing failed %d times; giving up.", callscribe.MaxJobAttempts)})
 	}
 	log.Info("job started", "type", job.Type.OrDefault(), "attempt", job.Attempts)
 	start := time.Now()
-	result, err := w.produce(ctx, job)
+	result, audio, err := w.produce(ctx, job)
 	if err != nil && ctx.Err() != nil {
 		// Stopped by a shutdown, not failed: whatever the engine made of the
 		// cancellation, the job stays processing and its message is handed
@@ -115,7 +125,7 @@ func (w *Worker) runJob(ctx context.Context, m callscribe.Message) error {
 	switch {
 	case errors.As(err, &pending):
 		if callscribe.ProviderRechecksExhausted(m.Recheck) {
-			return w.finish(ctx, m, job, nil, &callscribe.JobError{Code: callscribe.JobErrProviderError, Message: "The provider did not finish in time."})
+			return w.finish(ctx, m, job, nil, nil, &callscribe.JobError{Code: callscribe.JobErrProviderError, Message: "The provider did not finish in time."})
 		}
 		next := m
 		next.Recheck++
@@ -124,26 +134,28 @@ func (w *Worker) runJob(ctx context.Context, m callscribe.Message) error {
 		return w.Queue.Enqueue(ctx, next)
 	case errors.As(err, &jobErr):
 		log.Warn("job failed", "code", jobErr.Code, "message", jobErr.Message)
-		return w.finish(ctx, m, job, nil, jobErr)
+		return w.finish(ctx, m, job, nil, nil, jobErr)
 	case err != nil:
 		// Transient: leave the job in processing; the queue delivers again.
 		log.Warn("job attempt failed; will retry", "err", err, "attempt", job.Attempts)
 		return err
 	}
 	log.Info("job succeeded", "duration_ms", time.Since(start).Milliseconds())
-	return w.finish(ctx, m, job, result, nil)
+	return w.finish(ctx, m, job, result, audio, nil)
 }
 
-// produce runs the engine for the job's type and returns its JSON result.
-func (w *Worker) produce(ctx context.Context, job *callscribe.Job) (json.RawMessage, error) {
+// produce runs the engine for the job's type and returns its JSON result and,
+// when the attempt moved the job's recording (transcribe), where it is now.
+func (w *Worker) produce(ctx context.Context, job *callscribe.Job) (json.RawMessage, *callscribe.StoredAudio, error) {
 	var result any
+	var audio *callscribe.StoredAudio
 	var err error
 	switch job.Type.OrDefault() {
 	case callscribe.TypeTranscription:
-		result, err = w.transcribe(ctx, job)
+		result, audio, err = w.transcribe(ctx, job)
 	case callscribe.TypeSummary:
 		if job.Input == nil {
-			return nil, &callscribe.JobError{Code: callscribe.JobErrInternal, Message: "The job has no transcript to summarise."}
+			return nil, nil, &callscribe.JobError{Code: callscribe.JobErrInternal, Message: "The job has no transcript to summarise."}
 		}
 		var summary *callscribe.SummaryResult
 		summary, err = w.Summarizer.Summarize(ctx, *job.Input)
@@ -153,7 +165,7 @@ func (w *Worker) produce(ctx context.Context, job *callscribe.Job) (json.RawMess
 		result = summary
 	case callscribe.TypeTags:
 		if job.Input == nil {
-			return nil, &callscribe.JobError{Code: callscribe.JobErrInternal, Message: "The job has no transcript to tag."}
+			return nil, nil, &callscribe.JobError{Code: callscribe.JobErrInternal, Message: "The job has no transcript to tag."}
 		}
 		var tags *callscribe.TagsResult
 		tags, err = w.Tagger.Tag(ctx, *job.Input)
@@ -166,33 +178,47 @@ func (w *Worker) produce(ctx context.Context, job *callscribe.Job) (json.RawMess
 		}
 		result = tags
 	default:
-		return nil, &callscribe.JobError{Code: callscribe.JobErrInternal, Message: fmt.Sprintf("Unknown job type %q.", job.Type)}
+		return nil, nil, &callscribe.JobError{Code: callscribe.JobErrInternal, Message: fmt.Sprintf("Unknown job type %q.", job.Type)}
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return json.Marshal(result)
+	out, err := json.Marshal(result)
+	return out, audio, err
 }
 
-func (w *Worker) transcribe(ctx context.Context, job *callscribe.Job) (*callscribe.TranscriptionResult, error) {
-	rc, err := w.Audio.OpenAudio(ctx, job.AudioKey)
+// transcribe runs the transcriber on the job's recording. The StoredAudio it
+// returns, when not nil, is where the recording is now: a redacted MP3's
+// rendition, stored by this attempt or found by it where an earlier one
+// stopped after deleting the MP3 and before the job succeeded.
+func (w *Worker) transcribe(ctx context.Context, job *callscribe.Job) (*callscribe.TranscriptionResult, *callscribe.StoredAudio, error) {
+	at := *job // the job as this attempt finds its audio
+	var moved *callscribe.StoredAudio
+	limit := int64(maxStoredAudio)
+	rc, err := w.Audio.OpenAudio(ctx, at.AudioKey)
+	if callscribe.IsCode(err, callscribe.CodeNotFound) && job.RedactPII && job.AudioFormat == callscribe.FormatMP3 {
+		moved = &callscribe.StoredAudio{Key: jobs.RenditionKey(job.AudioKey), Format: callscribe.FormatWAV}
+		at.AudioKey, at.AudioFormat = moved.Key, moved.Format
+		limit = int64(renditionLimit)
+		rc, err = w.Audio.OpenAudio(ctx, at.AudioKey)
+	}
 	if callscribe.IsCode(err, callscribe.CodeNotFound) {
-		return nil, &callscribe.JobError{Code: callscribe.JobErrBadAudio, Message: "The uploaded audio is no longer available."}
+		return nil, nil, &callscribe.JobError{Code: callscribe.JobErrBadAudio, Message: "The uploaded audio is no longer available."}
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer rc.Close()
-	audio, err := readAudio(rc)
+	audio, err := readAudio(rc, limit)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	res, err := w.Transcriber.Transcribe(ctx, callscribe.TranscriptionRequest{
-		JobID: job.ID, AudioKey: job.AudioKey, Audio: audio, Format: job.AudioFormat, Language: job.Language, Keyterms: job.Keyterms,
-		RedactPII: job.RedactPII,
+		JobID: at.ID, AudioKey: at.AudioKey, Audio: audio, Format: at.AudioFormat, Language: at.Language, Keyterms: at.Keyterms,
+		RedactPII: at.RedactPII,
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if res.Transcript == nil {
 		res.Transcript = []callscribe.Segment{} // "transcript": [] rather than null
@@ -200,8 +226,16 @@ func (w *Worker) transcribe(ctx context.Context, job *callscribe.Job) (*callscri
 	if job.RedactPII {
 		// Before anything is computed from the text or the job is stored,
 		// and the recording is rewritten before the job can succeed.
-		if err := w.redact(ctx, job, audio, res); err != nil {
-			return nil, err
+		stored, err := w.redact(ctx, &at, audio, res)
+		if err != nil {
+			return nil, nil, err
+		}
+		if stored != nil {
+			moved = stored
+		}
+		if moved != nil && res.Redaction.Audio == callscribe.RedactionAudioUnchanged {
+			// The rendition exists only because an earlier attempt toned it.
+			res.Redaction.Audio = callscribe.RedactionAudioToned
 		}
 	}
 	// Computed here, whatever the engine, so every stack's results carry the
@@ -213,19 +247,21 @@ func (w *Worker) transcribe(ctx context.Context, job *callscribe.Job) (*callscri
 		}
 		res.Sentiment = callsentiment.Compute(res.Transcript, res.DurationSeconds)
 	}
-	return res, nil
+	return res, moved, nil
 }
 
-// maxStoredAudio bounds what a worker reads of a stored object (uploads are
-// at most 10 MiB; the margin only guards against a corrupt store).
+// maxStoredAudio bounds what a worker reads of an uploaded object (uploads
+// are at most 10 MiB; the margin only guards against a corrupt store). A
+// redacted MP3's rendition is read up to MaxRenditionBytes instead.
 const maxStoredAudio = 16 << 20
 
-// readAudio reads a stored object into one buffer of its size when the store
-// says it (a file does): io.ReadAll's doubling would allocate about twice the
-// object, garbage the two speech workers make at the same time.
-func readAudio(rc io.Reader) ([]byte, error) {
+// readAudio reads a stored object, at most limit bytes, into one buffer of its
+// size when the store says it (a file does): io.ReadAll's doubling would
+// allocate about twice the object, garbage the two speech workers make at the
+// same time.
+func readAudio(rc io.Reader, limit int64) ([]byte, error) {
 	if st, ok := rc.(interface{ Stat() (os.FileInfo, error) }); ok {
-		if fi, err := st.Stat(); err == nil && fi.Size() > 0 && fi.Size() <= maxStoredAudio {
+		if fi, err := st.Stat(); err == nil && fi.Size() > 0 && fi.Size() <= limit {
 			buf := make([]byte, fi.Size())
 			if _, err := io.ReadFull(rc, buf); err != nil {
 				return nil, err
@@ -233,27 +269,42 @@ func readAudio(rc io.Reader) ([]byte, error) {
 			return buf, nil
 		}
 	}
-	return io.ReadAll(io.LimitReader(rc, maxStoredAudio))
+	return io.ReadAll(io.LimitReader(rc, limit))
 }
 
 // finish moves the job to its terminal state (compare-and-set, so a deleted job
-// is never resurrected) and queues what follows it.
-func (w *Worker) finish(ctx context.Context, m callscribe.Message, job *callscribe.Job, result json.RawMessage, jobErr *callscribe.JobError) error {
+// is never resurrected) and queues what follows it. audio, with a result, is
+// where the attempt left the job's recording (produce).
+func (w *Worker) finish(ctx context.Context, m callscribe.Message, job *callscribe.Job, result json.RawMessage, audio *callscribe.StoredAudio, jobErr *callscribe.JobError) error {
 	var done *callscribe.Job
 	var err error
 	if jobErr != nil {
 		done, err = w.Jobs.Fail(ctx, job, jobErr)
 	} else {
-		done, err = w.Jobs.Succeed(ctx, job, result)
+		done, err = w.Jobs.Succeed(ctx, job, result, audio)
 	}
 	if callscribe.IsCode(err, callscribe.CodeConflict) || callscribe.IsCode(err, callscribe.CodeJobNotFound) {
 		w.logger(m).Info("job was deleted or finished by another worker; result discarded")
+		if audio != nil {
+			return w.discardRendition(ctx, m, audio)
+		}
 		return nil
 	}
 	if err != nil {
 		return err
 	}
 	return w.afterTerminal(ctx, m, done)
+}
+
+// discardRendition deletes a rendition this attempt stored for a job deleted
+// meanwhile (a delete that came before the rendition was written could not
+// remove it). A job another worker finished keeps it: that worker's succeed
+// points the job at the same key.
+func (w *Worker) discardRendition(ctx context.Context, m callscribe.Message, audio *callscribe.StoredAudio) error {
+	if _, err := w.Jobs.Job(ctx, m.JobID); !callscribe.IsCode(err, callscribe.CodeJobNotFound) {
+		return err
+	}
+	return w.Audio.DeleteAudio(ctx, audio.Key)
 }
 
 // afterTerminal queues the tagDelivered callback of a finished tags job. It may

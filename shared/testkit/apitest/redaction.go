@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -20,6 +21,8 @@ import (
 // address when the Agent (slt, left) asks.
 type PIICall struct {
 	Audio []byte
+	// Filename is the upload's: pii-call.wav, or pii-call.mp3 (MP3).
+	Filename string
 	// Secrets are the values as a transcript, a log line or a file could
 	// hold them (spoken words and digits), matched case-insensitively.
 	Secrets []string
@@ -27,6 +30,8 @@ type PIICall struct {
 	// of each line that reads out a value: a copy of the unredacted
 	// recording anywhere would hold them.
 	SecretAudio [][]byte
+	// secretFrames are the middle frames of the lines that read out a value.
+	secretFrames []int
 }
 
 // piiLines are the call's lines: the User's carry the values.
@@ -76,13 +81,59 @@ func SynthesizePIICall(t *testing.T) PIICall {
 		secretAudio = append(secretAudio, audio[off:off+256])
 	}
 	return PIICall{
-		Audio:       audio,
-		SecretAudio: secretAudio,
+		Audio:        audio,
+		Filename:     "pii-call.wav",
+		SecretAudio:  secretAudio,
+		secretFrames: secretAt,
 		Secrets: []string{
 			"four two four two", "4242424242424242", "4242 4242", "five five five one", "5551234567", "555-123",
 			"john at example", "example dot com", "john@example",
 		},
 	}
+}
+
+// MP3 is the call encoded as an 8 kHz stereo MP3 (MPEG-2.5, as telephone
+// systems record) by lame, which it needs (make deps-speech): 64 kbit/s, the
+// channels coded apart and lame's lowpass off, since the embedded engine
+// mishears "at" in the e-mail address of lame's default (lowpassed, joint
+// stereo) encoding and would leave the address untoned. Its SecretAudio
+// adds, for each value, a stretch of the MP3's bytes and of its decoded
+// samples (where this build decodes MP3): a copy of the upload, or of its
+// decoding before the tone, anywhere would hold them.
+func (c PIICall) MP3(t *testing.T) PIICall {
+	t.Helper()
+	if _, err := exec.LookPath("lame"); err != nil {
+		t.Skip("lame is not installed; run make deps-speech")
+	}
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "call.wav"), filepath.Join(dir, "call.mp3")
+	if err := os.WriteFile(in, c.Audio, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := exec.Command("lame", "--quiet", "-m", "s", "-b", "64", "--lowpass", "-1", in, out).CombinedOutput(); err != nil {
+		t.Fatalf("lame: %v: %s", err, b)
+	}
+	mp3, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames := (len(c.Audio) - 44) / 4
+	secretAudio := slices.Clone(c.SecretAudio)
+	decoded, derr := decode.DecodeMP3(mp3)
+	var pcm []byte
+	if derr == nil {
+		pcm = decode.EncodeWAV(decoded.SampleRate, decoded.Channels...)
+	}
+	for _, frame := range c.secretFrames {
+		// A constant bitrate: the byte offset is in proportion to the time.
+		off := len(mp3) * frame / frames
+		secretAudio = append(secretAudio, mp3[off:off+256])
+		if off := 44 + 4*frame; derr == nil && off+256 <= len(pcm) {
+			secretAudio = append(secretAudio, pcm[off:off+256])
+		}
+	}
+	c.Audio, c.Filename, c.SecretAudio = mp3, "pii-call.mp3", secretAudio
+	return c
 }
 
 // RedactionPlaces are where a stack could keep what a job saw: files and
@@ -94,15 +145,16 @@ type RedactionPlaces func() []string
 // RunRedactedCall uploads a PIICall with redact_pii=true to a target running
 // a real speech engine and checks that: the transcript has a card, a phone
 // number and an e-mail address as [REDACTED:...] tokens and no secret; the
-// result counts them; the stored audio is a 1 kHz tone over every redacted
-// word on both channels; a summary made from it, its exports and a text-only
+// result counts them; the stored audio, which playback serves (the toned WAV,
+// or an MP3's toned WAV rendition), is a 1 kHz tone over every redacted word
+// on both channels; a summary made from it, its exports and a text-only
 // tags job asked with redact_pii see no secret; and, when places is not nil,
 // no file it names holds a secret, in words or in the recording's bytes.
 func RunRedactedCall(t *testing.T, target Target, opts Options, call PIICall, places RedactionPlaces) {
 	s := newSuite(t, target, opts)
 	a := s.newAccount(t)
 	yes := "true"
-	id := a.MustUpload(t, Upload{Filename: "pii-call.wav", Data: call.Audio, Language: "en", RedactPII: &yes})
+	id := a.MustUpload(t, Upload{Filename: call.Filename, Data: call.Audio, Language: "en", RedactPII: &yes})
 	if id == "" {
 		t.FailNow()
 	}
@@ -202,7 +254,7 @@ func RunRedactedCall(t *testing.T, target Target, opts Options, call PIICall, pl
 	}
 	expectError(t, a.Derive(t, "tags", map[string]any{"transcript_text": "hello", "redact_pii": "yes"}), http.StatusBadRequest, "INVALID_REDACT_PII")
 	bad := "maybe"
-	expectError(t, a.Upload(t, Upload{Filename: "pii-call.wav", Data: call.Audio, RedactPII: &bad}), http.StatusBadRequest, "INVALID_REDACT_PII")
+	expectError(t, a.Upload(t, Upload{Filename: call.Filename, Data: call.Audio, RedactPII: &bad}), http.StatusBadRequest, "INVALID_REDACT_PII")
 
 	if places == nil {
 		return

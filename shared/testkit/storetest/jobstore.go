@@ -57,6 +57,7 @@ func RunJobStoreTests(t *testing.T, newStore func(t *testing.T) callscribe.JobSt
 		{"Transition/SetsResultAndError", testTransitionResultAndError},
 		{"Transition/LongResultRoundTrips", testTransitionLongResult},
 		{"Transition/RecordsDetectedLanguageOnlyWhenNone", testTransitionLanguage},
+		{"Transition/SucceedMovesTheAudio", testTransitionAudio},
 		{"Transition/ConflictWhenStatusNotInFrom", testTransitionConflict},
 		{"Transition/MissingJobIsJobNotFound", testTransitionMissing},
 		{"Transition/DeletedJobConflicts", testTransitionDeleted},

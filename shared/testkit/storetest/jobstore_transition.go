@@ -135,6 +135,45 @@ func testTransitionLanguage(t *testing.T, s callscribe.JobStore) {
 	}
 }
 
+// A succeed that carries Audio points the job at it (PII redaction's WAV
+// rendition of an MP3 upload); one without leaves the job's audio alone.
+func testTransitionAudio(t *testing.T, s callscribe.JobStore) {
+	account := newID()
+	moved := newTranscription(account, baseTime)
+	moved.Status, moved.AudioKey, moved.AudioFormat = callscribe.StatusProcessing, "audio/"+account+"/"+moved.ID+".mp3", callscribe.FormatMP3
+	kept := newTranscription(account, baseTime.Add(time.Second))
+	kept.Status = callscribe.StatusProcessing
+	rendition := &callscribe.StoredAudio{Key: "audio/" + account + "/" + moved.ID + ".redacted.wav", Format: callscribe.FormatWAV}
+	for _, tc := range []struct {
+		job   *callscribe.Job
+		audio *callscribe.StoredAudio
+		want  callscribe.StoredAudio
+	}{
+		{moved, rendition, *rendition},
+		{kept, nil, callscribe.StoredAudio{Key: kept.AudioKey, Format: kept.AudioFormat}},
+	} {
+		mustCreate(t, s, tc.job, nil)
+		got, err := s.TransitionJob(t.Context(), callscribe.Transition{
+			JobID: tc.job.ID, From: []callscribe.JobStatus{callscribe.StatusProcessing}, To: callscribe.StatusSucceeded,
+			Result: json.RawMessage(`{"transcript":[]}`), Audio: tc.audio, At: baseTime.Add(time.Minute),
+		})
+		requireNoError(t, err, "processing -> succeeded")
+		stored := mustGet(t, s, tc.job.ID)
+		for name, j := range map[string]*callscribe.Job{"TransitionJob": got, "GetJob": stored} {
+			if j.AudioKey != tc.want.Key || j.AudioFormat != tc.want.Format {
+				t.Errorf("job %s: %s gives audio %q (%s), want %q (%s)", tc.job.ID, name, j.AudioKey, j.AudioFormat, tc.want.Key, tc.want.Format)
+			}
+		}
+	}
+	page, err := s.ListJobs(t.Context(), callscribe.ListRequest{AccountID: account, Limit: 10})
+	requireNoError(t, err, "ListJobs")
+	for _, j := range page.Jobs {
+		if j.ID == moved.ID && j.AudioFormat != "" && j.AudioFormat != callscribe.FormatWAV {
+			t.Errorf("the listing gives the moved job's format %q, want wav", j.AudioFormat)
+		}
+	}
+}
+
 func testTransitionConflict(t *testing.T, s callscribe.JobStore) {
 	account := newID()
 	j := newTranscription(account, baseTime)

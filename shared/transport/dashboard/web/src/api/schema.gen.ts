@@ -808,10 +808,14 @@ export interface components {
                 [key: string]: number;
             };
             /**
-             * @description What became of the recording: `toned` (the redacted stretches of the
-             *     WAV file are a 1 kHz tone), `deleted` (an MP3 recording, which
-             *     cannot be rewritten without an encoder, was removed, so the job has
-             *     no audio to play), `unchanged` (nothing was redacted).
+             * @description What became of the recording: `toned` (the redacted stretches are a
+             *     1 kHz tone: a WAV file in place; an MP3, which cannot be rewritten
+             *     without an encoder, is replaced by a 16-bit WAV copy at its rate
+             *     and channels, which playback serves), `deleted` (a recording that
+             *     could not be toned was removed, so the job has no audio to play:
+             *     an MP3 whose WAV copy would be over 128 MiB, about 70 minutes of
+             *     8 kHz stereo, or that this deployment cannot decode, such as an
+             *     8-12 kHz MP3 on AWS Lambda), `unchanged` (nothing was redacted).
              * @enum {string}
              */
             audio?: "toned" | "deleted" | "unchanged";
@@ -1946,8 +1950,8 @@ export interface components {
                      *     e-mail addresses and runs of six or more digits, written or
                      *     spoken, with `[REDACTED:CARD]`, `[REDACTED:PHONE]`,
                      *     `[REDACTED:EMAIL]` and `[REDACTED:NUMBER]` in the transcript,
-                     *     and overwrites the same stretches of a WAV recording with a
-                     *     tone (an MP3 recording with redactions is deleted) before the
+                     *     and overwrites the same stretches of the recording with a
+                     *     tone (an MP3 is replaced by a toned WAV copy) before the
                      *     job succeeds; the result's `redaction` counts them. Names and
                      *     postal addresses are not caught. Absent: the deployment's
                      *     default (`REDACT_PII`, false unless set). Anything else: 400
