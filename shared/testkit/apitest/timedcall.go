@@ -150,14 +150,16 @@ func SynthesizeTimedCall(t *testing.T) TimedCall {
 
 // fliteSpeech speaks text with a flite voice at WAVSampleRate, mono, trimmed
 // to its audible samples (louder than -40 dBFS), so a placement is where the
-// speech starts.
+// speech starts. sox converts without dither (-D): its dither is random, so
+// the same line would be different audio on every run, and a real engine's
+// test would hear it differently now and then.
 func fliteSpeech(t *testing.T, dir string, i int, voice, text string) []int16 {
 	t.Helper()
 	wav, raw := filepath.Join(dir, fmt.Sprintf("line%d.wav", i)), filepath.Join(dir, fmt.Sprintf("line%d.raw", i))
 	if out, err := exec.Command("flite", "-voice", voice, "-t", text, "-o", wav).CombinedOutput(); err != nil {
 		t.Fatalf("flite: %v\n%s", err, out)
 	}
-	if out, err := exec.Command("sox", wav, "-r", fmt.Sprint(WAVSampleRate), "-c", "1", "-b", "16", "-e", "signed-integer", "-L", "-t", "raw", raw).CombinedOutput(); err != nil {
+	if out, err := exec.Command("sox", "-D", wav, "-r", fmt.Sprint(WAVSampleRate), "-c", "1", "-b", "16", "-e", "signed-integer", "-L", "-t", "raw", raw).CombinedOutput(); err != nil {
 		t.Fatalf("sox: %v\n%s", err, out)
 	}
 	b, err := os.ReadFile(raw)
