@@ -28,7 +28,8 @@
 # Environment: ASR_SPLIT (dev|test, default test), ASR_CONDITIONS (a subset of
 # the split's conditions, e.g. "tuned/line espeak/clean"), ASR_ARGS (extra
 # asrbench flags, as for asr.sh), ASR_TAG (a name for this run's results, so
-# two engines' runs can be kept side by side).
+# two engines' runs can be kept side by side), ASR_PREPARE_ONLY=1 (synthesise
+# and pass through the lines, decode nothing).
 #
 # Audio is cached in .cache/asr-conditions (git-ignored).
 set -euo pipefail
@@ -114,6 +115,10 @@ for c in $CONDITIONS; do
 		continue
 	fi
 	dir=$(prepare "$set" "$line")
+	if [[ -n ${ASR_PREPARE_ONLY:-} ]]; then
+		echo "$c: prepared in $dir"
+		continue
+	fi
 	if [[ $set == librivox ]]; then
 		args=(-librivox "$dir" -label "$c")
 	else
@@ -130,6 +135,7 @@ for c in $CONDITIONS; do
 	fi
 done
 wait || true
+[[ -z ${ASR_PREPARE_ONLY:-} ]] || exit 0
 
 echo "asr bench by condition: split $SPLIT, results in $OUT${ASR_ARGS:+ (asrbench $ASR_ARGS)}"
 printf '| %-22s | %-9s | %-9s | %-9s | %-5s |\n' Condition "WER Agent" "WER User" "WER" RTF

@@ -50,6 +50,16 @@ type Config struct {
 	// its channel type's general one (0 means DefaultSpeakerAdaptationWeight).
 	SpeakerAdaptation       bool
 	SpeakerAdaptationWeight float64
+	// SpeakerAdaptationPasses is how many times the channel's transform is
+	// estimated, each from the previous pass's words aligned with the previous
+	// transform, before the final decode (0 means
+	// DefaultSpeakerAdaptationPasses).
+	SpeakerAdaptationPasses int
+	// SpeakerMinPosterior keeps only runs of words whose lattice posterior
+	// reaches it (and their frames) for the alignment, so the previous pass's
+	// likely errors do not steer the transform (0 means
+	// DefaultSpeakerMinPosterior; negative aligns every word).
+	SpeakerMinPosterior float64
 	SphinxTrainDir          string
 	// ConfidenceMap maps each word's lattice posterior to a calibrated
 	// confidence (confidence.go); nil means the built-in map
@@ -80,6 +90,14 @@ const (
 	// adaptation 458 + 527, the channel's transform blended half and half
 	// with its type's 383 + 478, the channel's own 377 + 448.
 	DefaultSpeakerAdaptationWeight = 1.0
+	// DefaultSpeakerAdaptationPasses and DefaultSpeakerMinPosterior were
+	// chosen on the bench's dev split (infra/bench/README.md, "Accuracy by
+	// condition"): two rounds, each aligning only runs of words with a raw
+	// posterior of 0.5 or more, took the tuned voices' dev WER from 14.6% to
+	// 11.3% and helped the formant-synthesis voices most, for about half as
+	// much CPU again as one round.
+	DefaultSpeakerAdaptationPasses = 2
+	DefaultSpeakerMinPosterior     = 0.5
 	// speakerMinWords: a channel whose first pass has fewer words keeps it.
 	speakerMinWords = 15
 	// NarrowbandRate is the highest source sample rate whose features go

@@ -48,9 +48,12 @@ type regionPass struct {
 
 // estimate returns the file of the channel's blended transform, or "" when
 // the channel has too few words to adapt to. base is the channel type's
-// general transform (nil: none, the identity) and basePath its file ("" for
-// none); the caller removes the returned file's directory (the second value).
-func (s *speakerAdapter) estimate(ctx context.Context, passes []regionPass, base *MLLR, basePath string, streams []int) (path, dir string, err error) {
+// general transform (nil: none, the identity) and alignPath the transform the
+// words are aligned with ("" for none: the channel type's, or the previous
+// round's); the caller removes the returned file's directory (the second
+// value). With minPosterior above zero only runs of words whose posterior
+// reaches it are aligned, each as an utterance of its own frames.
+func (s *speakerAdapter) estimate(ctx context.Context, passes []regionPass, base *MLLR, alignPath string, streams []int, minPosterior float64) (path, dir string, err error) {
 	n := 0
 	for _, p := range passes {
 		n += len(p.words)
@@ -64,20 +67,20 @@ func (s *speakerAdapter) estimate(ctx context.Context, passes []regionPass, base
 		return "", dir, err
 	}
 	var ctl, lsn strings.Builder
+	utts := 0
 	for i, p := range passes {
-		if len(p.words) == 0 {
-			continue
+		for j, u := range alignmentUtterances(p, minPosterior, streams[0]) {
+			id := fmt.Sprintf("r%04d-%02d", i, j)
+			if err := WriteMFC(filepath.Join(dir, id+".mfc"), u.cep); err != nil {
+				return "", dir, err
+			}
+			fmt.Fprintln(&ctl, id)
+			fmt.Fprintf(&lsn, "<s> %s </s> (%s)\n", strings.Join(u.words, " "), id)
+			utts++
 		}
-		id := fmt.Sprintf("r%04d", i)
-		if err := WriteMFC(filepath.Join(dir, id+".mfc"), p.cep); err != nil {
-			return "", dir, err
-		}
-		texts := make([]string, len(p.words))
-		for j, w := range p.words {
-			texts[j] = w.Text
-		}
-		fmt.Fprintln(&ctl, id)
-		fmt.Fprintf(&lsn, "<s> %s </s> (%s)\n", strings.Join(texts, " "), id)
+	}
+	if utts == 0 {
+		return "", dir, nil
 	}
 	ctlPath, lsnPath := filepath.Join(dir, "fileids"), filepath.Join(dir, "transcription")
 	if err := os.WriteFile(ctlPath, []byte(ctl.String()), 0o600); err != nil {
@@ -86,7 +89,7 @@ func (s *speakerAdapter) estimate(ctx context.Context, passes []regionPass, base
 	if err := os.WriteFile(lsnPath, []byte(lsn.String()), 0o600); err != nil {
 		return "", dir, err
 	}
-	if err := RunBW(ctx, s.tools, s.model, s.dict, ctlPath, lsnPath, dir, accum, basePath, filepath.Join(dir, "bw.log")); err != nil {
+	if err := RunBW(ctx, s.tools, s.model, s.dict, ctlPath, lsnPath, dir, accum, alignPath, filepath.Join(dir, "bw.log")); err != nil {
 		return "", dir, err
 	}
 	own, err := SolveMLLR(ctx, s.tools, s.model, accum, filepath.Join(dir, "own.mllr"), filepath.Join(dir, "mllr_solve.log"))
@@ -105,4 +108,57 @@ func (s *speakerAdapter) estimate(ctx context.Context, passes []regionPass, base
 	blended := blendMLLR(own, base, s.weight)
 	path = filepath.Join(dir, "blended.mllr")
 	return path, dir, os.WriteFile(path, blended.Format(), 0o600)
+}
+
+// alignmentUtterance is a stretch of a region's features with the words
+// recognised in it.
+type alignmentUtterance struct {
+	cep   []float32
+	words []string
+}
+
+// alignmentUtterances cuts a region into what speaker adaptation aligns: the
+// whole region with all its words, or, with minPosterior above zero, each run
+// of at least two consecutive words whose posteriors reach it, with their own
+// frames and a few frames of margin (dim values a frame).
+func alignmentUtterances(p regionPass, minPosterior float64, dim int) []alignmentUtterance {
+	if len(p.words) == 0 || len(p.cep) == 0 {
+		return nil
+	}
+	if minPosterior <= 0 {
+		texts := make([]string, len(p.words))
+		for j, w := range p.words {
+			texts[j] = w.Text
+		}
+		return []alignmentUtterance{{cep: p.cep, words: texts}}
+	}
+	const margin = 5 // frames of context on each side of a run
+	frames := len(p.cep) / dim
+	var out []alignmentUtterance
+	flush := func(run []word) {
+		if len(run) < 2 {
+			return
+		}
+		from := max(run[0].Start-margin, 0)
+		to := min(run[len(run)-1].End+1+margin, frames)
+		if to <= from {
+			return
+		}
+		texts := make([]string, len(run))
+		for j, w := range run {
+			texts[j] = w.Text
+		}
+		out = append(out, alignmentUtterance{cep: p.cep[from*dim : to*dim], words: texts})
+	}
+	var run []word
+	for _, w := range p.words {
+		if w.Posterior >= minPosterior {
+			run = append(run, w)
+			continue
+		}
+		flush(run)
+		run = nil
+	}
+	flush(run)
+	return out
 }

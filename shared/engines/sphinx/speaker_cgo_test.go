@@ -125,3 +125,41 @@ func TestSpeakerAdaptationNeedsSphinxTrain(t *testing.T) {
 		t.Errorf("error %q does not say to install sphinxtrain", err)
 	}
 }
+
+func TestAlignmentUtterancesKeepConfidentRuns(t *testing.T) {
+	const dim = 2
+	cep := make([]float32, 100*dim)
+	for i := range cep {
+		cep[i] = float32(i / dim) // each frame holds its own index
+	}
+	p := regionPass{cep: cep, words: []word{
+		{Text: "thank", Start: 10, End: 19, Posterior: 0.9},
+		{Text: "you", Start: 20, End: 29, Posterior: 0.8},
+		{Text: "for", Start: 30, End: 34, Posterior: 0.1}, // a likely error: cuts the run
+		{Text: "calling", Start: 35, End: 50, Posterior: 0.95},
+		{Text: "us", Start: 51, End: 60, Posterior: 0.2},
+		{Text: "today", Start: 61, End: 70, Posterior: 0.7},
+		{Text: "please", Start: 71, End: 97, Posterior: 0.99},
+	}}
+	all := alignmentUtterances(p, 0, dim)
+	if len(all) != 1 || len(all[0].words) != 7 || len(all[0].cep) != len(cep) {
+		t.Fatalf("without a threshold: %d utterances, want the whole region once", len(all))
+	}
+	got := alignmentUtterances(p, 0.5, dim)
+	// "thank you" and "today please"; "calling" alone is too short to align.
+	if len(got) != 2 {
+		t.Fatalf("%d utterances, want 2: %+v", len(got), got)
+	}
+	for i, want := range []struct {
+		words    string
+		from, to int // frames, margin included, clipped to the region
+	}{{"thank you", 5, 35}, {"today please", 56, 100}} {
+		u := got[i]
+		if w := strings.Join(u.words, " "); w != want.words {
+			t.Errorf("utterance %d: %q, want %q", i, w, want.words)
+		}
+		if first, n := int(u.cep[0]), len(u.cep)/dim; first != want.from || first+n != want.to {
+			t.Errorf("utterance %d: frames %d..%d, want %d..%d", i, first, first+n, want.from, want.to)
+		}
+	}
+}

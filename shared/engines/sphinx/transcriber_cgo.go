@@ -422,37 +422,51 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 // improves a transcript, and losing one to it would be worse.
 func (t *Transcriber) adaptAndDecode(ctx context.Context, d *decoder, ch int, passes []regionPass, base *MLLR, basePath string) error {
 	start := time.Now()
-	path, dir, err := t.speaker.estimate(ctx, passes, base, basePath, modelStreams)
-	if dir != "" {
-		defer os.RemoveAll(dir)
+	rounds := t.cfg.SpeakerAdaptationPasses
+	if rounds <= 0 {
+		rounds = DefaultSpeakerAdaptationPasses
 	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
+	minPosterior := t.cfg.SpeakerMinPosterior
+	if minPosterior == 0 {
+		minPosterior = DefaultSpeakerMinPosterior
+	}
+	align := basePath
+	for round := 0; round < rounds; round++ {
+		path, dir, err := t.speaker.estimate(ctx, passes, base, align, modelStreams, minPosterior)
+		if dir != "" {
+			// The transform aligns the next round's words, so its directory
+			// goes only when the channel is done.
+			defer os.RemoveAll(dir)
 		}
-		t.log.Warn("sphinx speaker adaptation failed; the channel keeps its first pass", "channel", ch, "error", err)
-		return nil
-	}
-	if path == "" {
-		return nil
-	}
-	if err := d.setMLLR(path, t.identityPath); err != nil {
-		return err
-	}
-	for i := range passes {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if len(passes[i].cep) == 0 {
-			continue
-		}
-		words, err := d.decodeCepstra(passes[i].cep)
 		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			t.log.Warn("sphinx speaker adaptation failed; the channel keeps its last pass", "channel", ch, "round", round+1, "error", err)
+			return nil
+		}
+		if path == "" {
+			return nil
+		}
+		if err := d.setMLLR(path, t.identityPath); err != nil {
 			return err
 		}
-		passes[i].words = words
+		for i := range passes {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if len(passes[i].cep) == 0 {
+				continue
+			}
+			words, err := d.decodeCepstra(passes[i].cep)
+			if err != nil {
+				return err
+			}
+			passes[i].words = words
+		}
+		align = path
 	}
-	t.log.Debug("sphinx speaker adaptation", "channel", ch, "elapsed_ms", time.Since(start).Milliseconds())
+	t.log.Debug("sphinx speaker adaptation", "channel", ch, "rounds", rounds, "elapsed_ms", time.Since(start).Milliseconds())
 	return nil
 }
 

@@ -92,13 +92,16 @@ func main() {
 	noMLLR := flag.Bool("no-narrowband-mllr", false, "decode 8 kHz audio with the stock acoustic model (no MLLR transform)")
 	noSpeaker := flag.Bool("no-speaker-adapt", false, "decode 8 kHz audio once, without adapting to each channel's speaker (the local stack's SPEAKER_ADAPTATION=off)")
 	speakerWeight := flag.Float64("speaker-weight", 0, "the channel's own transform's share in speaker adaptation (0 default)")
+	speakerPasses := flag.Int("speaker-passes", 0, "speaker adaptation rounds before the final decode (0 default)")
+	speakerMinPosterior := flag.Float64("speaker-min-posterior", 0, "align only runs of words with at least this posterior for speaker adaptation (0 default, negative: every word)")
 	verbose := flag.Bool("v", false, "print each hypothesis")
 	wordsOut := flag.String("words-out", "", "write each recognised word (its raw lattice posterior, duration, rate, and whether the alignment to the reference pairs it with the same word) to this JSON-lines file, for cmd/confidence")
 	flag.IntVar(&onlyChannel, "only-channel", -1, "decode only this channel of each call (WAV): the other is silenced, so its WER and the RTF do not count (a quicker look at one channel)")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	cfg := sphinx.Config{Decoders: 1, DomainLMWeight: *weight, VADThreshold: *vad, DisableNarrowbandMap: *noMap, KeytermWeight: *keytermWeight, DisableNarrowbandMLLR: *noMLLR,
-		SpeakerAdaptation: !*noSpeaker, SpeakerAdaptationWeight: *speakerWeight}
+		SpeakerAdaptation: !*noSpeaker, SpeakerAdaptationWeight: *speakerWeight,
+		SpeakerAdaptationPasses: *speakerPasses, SpeakerMinPosterior: *speakerMinPosterior}
 	if *domainText != "" {
 		b, err := os.ReadFile(*domainText)
 		if err != nil {
