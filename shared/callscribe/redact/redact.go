@@ -34,8 +34,9 @@
 // by other words ("four two, sorry, four two ..."), amounts with thousands
 // separators, items split by a pause longer than MaxChainGap, digits the
 // recogniser misheard as other words ("far too" for "four two"; only the
-// homophones above are taken), e-mail addresses whose "at" was misheard or
-// whose domain ends in a top-level domain outside the list below, and the
+// homophones above are taken), e-mail addresses whose "at" was misheard as
+// other than the mishearings in atMishearings, or whose domain ends in a
+// top-level domain outside the list below, and the
 // first word of a local part spoken as two words ("graham osei at ..."
 // keeps "graham"). A sentence's end stops a digit run; commas do not. Long
 // decimals ("3.141592") are redacted as NUMBER: the rules prefer a false
@@ -134,6 +135,12 @@ var notAddressWords = map[string]bool{
 	"address": true, "its": true, "it's": true, "was": true, "look": true, "good": true,
 }
 
+// atMishearings are what a recogniser writes for the "at" of a spoken
+// address on a poor line ("john f. example dot com"). They count as "at" only
+// before a domain ending in a known top-level domain, after a word that can be
+// a local part: a leak costs more than redacting a stray "... dot com".
+var atMishearings = map[string]bool{"add": true, "had": true, "ad": true, "f": true, "hat": true, "et": true}
+
 var emailConnectors = map[string]bool{"dot": true, "underscore": true, "dash": true, "hyphen": true, "period": true}
 
 // norm lower-cases a token and trims the punctuation a recogniser or a
@@ -174,7 +181,7 @@ func Find(tokens []string) []Match {
 			add(Match{i, i + 1, Email})
 			continue
 		}
-		if words[i] == "at" || words[i] == "@" {
+		if words[i] == "at" || words[i] == "@" || atMishearings[words[i]] {
 			if m, ok := spokenEmail(tokens, words, i); ok && !anyTaken(taken, m) {
 				add(m)
 			}

@@ -50,6 +50,9 @@ func TestText(t *testing.T) {
 		{"it is john dot smith at example dot com okay", "it is [REDACTED:EMAIL] okay"},
 		{"john at example.com", "[REDACTED:EMAIL]"},
 		{"my email is jane underscore doe at mail dot example dot org", "my email is [REDACTED:EMAIL]"},
+		// ... and with its "at" misheard, as a poor line makes it.
+		{"my email is john f. example dot com", "my email is [REDACTED:EMAIL]"},
+		{"it's maria add example dot org thanks", "it's [REDACTED:EMAIL] thanks"},
 		// Left alone.
 		{"one or two things", "one or two things"},
 		{"from one to two weeks, four for five", "from one to two weeks, four for five"},
@@ -61,6 +64,8 @@ func TestText(t *testing.T) {
 		{"it cost $1,250,000", "it cost $1,250,000"},
 		{"look at the dot com bubble", "look at the dot com bubble"},
 		{"meet me at home", "meet me at home"},
+		{"we had a dot com job", "we had a dot com job"},
+		{"I had example dot com open", "I had example dot com open"},
 		{"back in twenty twenty four", "back in twenty twenty four"},
 		{"at 10:30 on 2024-05-01", "at 10:30 on 2024-05-01"},
 		// An engine's own tokens are counted, not redacted again.
