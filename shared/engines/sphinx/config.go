@@ -60,7 +60,7 @@ type Config struct {
 	// likely errors do not steer the transform (0 means
 	// DefaultSpeakerMinPosterior; negative aligns every word).
 	SpeakerMinPosterior float64
-	SphinxTrainDir          string
+	SphinxTrainDir      string
 	// ConfidenceMap maps each word's lattice posterior to a calibrated
 	// confidence (confidence.go); nil means the built-in map
 	// (confidence_map.json). DisableConfidenceCalibration reports the
