@@ -105,9 +105,7 @@ prepare() {
 	echo "$dir"
 }
 
-cores=$(nproc)
-i=0
-pids=()
+source infra/bench/pinned.sh
 for c in $CONDITIONS; do
 	set=${c%%/*} line=${c#*/}
 	if [[ $set == librivox && ! -d $LIBRIVOX ]]; then
@@ -124,17 +122,10 @@ for c in $CONDITIONS; do
 	else
 		args=(-calls "$dir" -ext wav -label "$c")
 	fi
-	core=$((i % cores))
 	# shellcheck disable=SC2086
-	GOMAXPROCS=1 taskset -c "$core" "$CACHE/bin/asrbench" "${args[@]}" ${ASR_ARGS:-} >"$OUT/${set}_$line.txt" 2>&1 &
-	pids+=($!)
-	i=$((i + 1))
-	if ((${#pids[@]} >= cores)); then
-		wait "${pids[0]}" || true
-		pids=("${pids[@]:1}")
-	fi
+	run_pinned "$OUT/${set}_$line.txt" "$CACHE/bin/asrbench" "${args[@]}" ${ASR_ARGS:-}
 done
-wait || true
+wait_pinned
 [[ -z ${ASR_PREPARE_ONLY:-} ]] || exit 0
 
 echo "asr bench by condition: split $SPLIT, results in $OUT${ASR_ARGS:+ (asrbench $ASR_ARGS)}"

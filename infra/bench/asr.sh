@@ -93,11 +93,8 @@ fi
 
 # Each variant runs on its own core (one decoder, GOMAXPROCS=1); with more
 # variants than cores they queue. Results print in the order asked.
-cores=$(nproc)
-i=0
-pids=()
+source infra/bench/pinned.sh
 for v in $VARIANTS; do
-	core=$((i % cores))
 	out="$CACHE/result-$v.txt"
 	case $v in
 	16k) args=(-calls "$CACHE/calls16k" -ext wav -label "16 kHz WAV" -keyterms testdata/keyterms/calls.json) ;;
@@ -112,7 +109,6 @@ for v in $VARIANTS; do
 	librivox)
 		if [[ ! -d $LIBRIVOX ]]; then
 			echo "librivox: $LIBRIVOX missing (install pocketsphinx-testdata)" >"$out"
-			i=$((i + 1))
 			continue
 		fi
 		args=(-librivox "$LIBRIVOX")
@@ -123,7 +119,6 @@ for v in $VARIANTS; do
 		# narrowband audio is.
 		if [[ ! -d $LIBRIVOX ]]; then
 			echo "librivox-8k: $LIBRIVOX missing (install pocketsphinx-testdata)" >"$out"
-			i=$((i + 1))
 			continue
 		fi
 		mkdir -p "$CACHE/librivox8k"
@@ -140,15 +135,9 @@ for v in $VARIANTS; do
 		args+=(-words-out "$ASR_WORDS_DIR/$v.jsonl")
 	fi
 	# shellcheck disable=SC2086
-	GOMAXPROCS=1 taskset -c "$core" "$CACHE/bin/asrbench" "${args[@]}" ${ASR_ARGS:-} >"$out" 2>&1 &
-	pids+=($!)
-	i=$((i + 1))
-	if ((${#pids[@]} >= cores)); then
-		wait "${pids[0]}" || true
-		pids=("${pids[@]:1}")
-	fi
+	run_pinned "$out" "$CACHE/bin/asrbench" "${args[@]}" ${ASR_ARGS:-}
 done
-wait || true
+wait_pinned
 for v in $VARIANTS; do
 	cat "$CACHE/result-$v.txt"
 done
