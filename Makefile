@@ -50,7 +50,7 @@ deps-aws:
 ## fuzz: a brief run of every fuzz target (longer runs: FUZZTIME=5000000x make fuzz).
 # A count, not a duration: with a duration go1.26's fuzz coordinator can fail a
 # clean run with "context deadline exceeded" at the deadline (golang/go#75804).
-FUZZTIME ?= 200000x
+FUZZTIME ?= 150000x
 fuzz:
 	@bash infra/scripts/fuzz.sh $(FUZZTIME)
 
