@@ -216,10 +216,7 @@ func TestRedactedMP3RetryReadsTheRendition(t *testing.T) {
 	engine := &recordingEngine{scriptedEngine: scriptedEngine{spokenNumber}}
 	e := newEnv(t, engine)
 	job := e.redactedMP3(t)
-	mp3 := e.storedAudio(t, job.AudioKey)
-	if _, err := e.w.redact(context.Background(), job, mp3, &callscribe.TranscriptionResult{Transcript: mustTranscribe(t, engine, job)}); err != nil {
-		t.Fatal(err)
-	}
+	e.firstAttemptRedaction(t, engine, job)
 	rendition := jobs.RenditionKey(job.AudioKey)
 	if _, err := e.audio.OpenAudio(context.Background(), job.AudioKey); !callscribe.IsCode(err, callscribe.CodeNotFound) {
 		t.Fatalf("the first attempt left the MP3 (err %v)", err)
@@ -251,11 +248,7 @@ func TestDeleteBeforeSucceedDeletesTheRendition(t *testing.T) {
 	engine := scriptedEngine{spokenNumber}
 	e := newEnv(t, engine)
 	job := e.redactedMP3(t)
-	res := &callscribe.TranscriptionResult{Transcript: mustTranscribe(t, engine, job)}
-	moved, err := e.w.redact(context.Background(), job, e.storedAudio(t, job.AudioKey), res)
-	if err != nil || moved == nil {
-		t.Fatalf("redact: %v, %+v", err, moved)
-	}
+	moved := e.firstAttemptRedaction(t, engine, job)
 	e.storedAudio(t, moved.Key) // stored
 	if _, err := e.w.Jobs.Delete(context.Background(), "acct", job.ID); err != nil {
 		t.Fatal(err)
@@ -265,14 +258,20 @@ func TestDeleteBeforeSucceedDeletesTheRendition(t *testing.T) {
 	}
 }
 
-// mustTranscribe is the engine's transcript of the job, as a first attempt got it.
-func mustTranscribe(t *testing.T, engine callscribe.Transcriber, job *callscribe.Job) []callscribe.Segment {
+// firstAttemptRedaction runs a first attempt's redaction of the job's stored
+// MP3 with the engine's transcript and returns where the toned rendition went.
+func (e *env) firstAttemptRedaction(t *testing.T, engine callscribe.Transcriber, job *callscribe.Job) *callscribe.StoredAudio {
 	t.Helper()
-	res, err := engine.Transcribe(context.Background(), callscribe.TranscriptionRequest{JobID: job.ID})
+	tr, err := engine.Transcribe(context.Background(), callscribe.TranscriptionRequest{JobID: job.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res.Transcript
+	res := &callscribe.TranscriptionResult{Transcript: tr.Transcript}
+	moved, err := e.w.redact(context.Background(), job, e.storedAudio(t, job.AudioKey), res)
+	if err != nil || moved == nil {
+		t.Fatalf("redact: %v, %+v", err, moved)
+	}
+	return moved
 }
 
 // Both builds' decoders make the same rendition: libmpg123's (cgo) and the
@@ -304,11 +303,7 @@ func TestRenditionOfADeletedJobIsDeleted(t *testing.T) {
 	engine := scriptedEngine{spokenNumber}
 	e := newEnv(t, engine)
 	job := e.redactedMP3(t)
-	res := &callscribe.TranscriptionResult{Transcript: mustTranscribe(t, engine, job)}
-	moved, err := e.w.redact(context.Background(), job, e.storedAudio(t, job.AudioKey), res)
-	if err != nil || moved == nil {
-		t.Fatalf("redact: %v, %+v", err, moved)
-	}
+	moved := e.firstAttemptRedaction(t, engine, job)
 	if err := e.db.Jobs().DeleteJob(context.Background(), job.ID, time.Now()); err != nil {
 		t.Fatal(err)
 	}
