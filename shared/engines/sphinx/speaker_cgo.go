@@ -23,7 +23,11 @@ import (
 type speakerAdapter struct {
 	tools, model, dict, dir string
 	weight                  float64
-	seq                     atomic.Int64
+	// rounds and minPosterior are Config's SpeakerAdaptationPasses and
+	// SpeakerMinPosterior with their defaults applied.
+	rounds       int
+	minPosterior float64
+	seq          atomic.Int64
 }
 
 // newSpeakerAdapter prepares SphinxTrain's copy of the model in dir.
@@ -51,9 +55,9 @@ type regionPass struct {
 // general transform (nil: none, the identity) and alignPath the transform the
 // words are aligned with ("" for none: the channel type's, or the previous
 // round's); the caller removes the returned file's directory (the second
-// value). With minPosterior above zero only runs of words whose posterior
+// value). With s.minPosterior above zero only runs of words whose posterior
 // reaches it are aligned, each as an utterance of its own frames.
-func (s *speakerAdapter) estimate(ctx context.Context, passes []regionPass, base *MLLR, alignPath string, streams []int, minPosterior float64) (path, dir string, err error) {
+func (s *speakerAdapter) estimate(ctx context.Context, passes []regionPass, base *MLLR, alignPath string, streams []int) (path, dir string, err error) {
 	n := 0
 	for _, p := range passes {
 		n += len(p.words)
@@ -69,7 +73,7 @@ func (s *speakerAdapter) estimate(ctx context.Context, passes []regionPass, base
 	var ctl, lsn strings.Builder
 	utts := 0
 	for i, p := range passes {
-		for j, u := range alignmentUtterances(p, minPosterior, streams[0]) {
+		for j, u := range alignmentUtterances(p, s.minPosterior, streams[0]) {
 			id := fmt.Sprintf("r%04d-%02d", i, j)
 			if err := WriteMFC(filepath.Join(dir, id+".mfc"), u.cep); err != nil {
 				return "", dir, err

@@ -155,6 +155,14 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 			os.RemoveAll(dir)
 			return nil, err
 		}
+		t.speaker.rounds = cfg.SpeakerAdaptationPasses
+		if t.speaker.rounds <= 0 {
+			t.speaker.rounds = DefaultSpeakerAdaptationPasses
+		}
+		t.speaker.minPosterior = cfg.SpeakerMinPosterior
+		if t.speaker.minPosterior == 0 {
+			t.speaker.minPosterior = DefaultSpeakerMinPosterior
+		}
 	}
 	if len(transforms) > 0 || t.speaker != nil {
 		t.identityPath = filepath.Join(dir, "identity.mllr")
@@ -422,17 +430,9 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 // improves a transcript, and losing one to it would be worse.
 func (t *Transcriber) adaptAndDecode(ctx context.Context, d *decoder, ch int, passes []regionPass, base *MLLR, basePath string) error {
 	start := time.Now()
-	rounds := t.cfg.SpeakerAdaptationPasses
-	if rounds <= 0 {
-		rounds = DefaultSpeakerAdaptationPasses
-	}
-	minPosterior := t.cfg.SpeakerMinPosterior
-	if minPosterior == 0 {
-		minPosterior = DefaultSpeakerMinPosterior
-	}
 	align := basePath
-	for round := 0; round < rounds; round++ {
-		path, dir, err := t.speaker.estimate(ctx, passes, base, align, modelStreams, minPosterior)
+	for round := 0; round < t.speaker.rounds; round++ {
+		path, dir, err := t.speaker.estimate(ctx, passes, base, align, modelStreams)
 		if dir != "" {
 			// The transform aligns the next round's words, so its directory
 			// goes only when the channel is done.
@@ -466,7 +466,7 @@ func (t *Transcriber) adaptAndDecode(ctx context.Context, d *decoder, ch int, pa
 		}
 		align = path
 	}
-	t.log.Debug("sphinx speaker adaptation", "channel", ch, "rounds", rounds, "elapsed_ms", time.Since(start).Milliseconds())
+	t.log.Debug("sphinx speaker adaptation", "channel", ch, "rounds", t.speaker.rounds, "elapsed_ms", time.Since(start).Milliseconds())
 	return nil
 }
 
