@@ -33,17 +33,14 @@ type Condition struct {
 	// Doc says in a few words what the condition is, for the bench's table.
 	Doc string
 	// GainDB changes the speech level before anything else; a gain that
-	// pushes samples past full scale clips them (Clip says so explicitly).
+	// pushes samples past full scale clips them, since 16-bit audio has
+	// nowhere else to go (handset or gateway overload).
 	GainDB float64
 	// SNRDB adds pink noise at this ratio to the channel's active speech
 	// level (0: no noise).
 	SNRDB float64
 	// Band filters to the telephone voice band, 300-3400 Hz.
 	Band bool
-	// Clip hard-limits samples to full scale after the gain (handset or
-	// gateway overload); without it a gain past full scale saturates the same
-	// way, since 16-bit audio has nowhere else to go.
-	Clip bool
 	// Codec is "", "mulaw", "alaw" or "gsm".
 	Codec string
 }
@@ -62,7 +59,7 @@ var Conditions = []Condition{
 	{Name: "noise20", Doc: "voice band, mu-law, pink noise at 20 dB SNR", Band: true, Codec: "mulaw", SNRDB: 20},
 	{Name: "noise10", Doc: "voice band, mu-law, pink noise at 10 dB SNR", Band: true, Codec: "mulaw", SNRDB: 10},
 	{Name: "quiet", Doc: "speech 24 dB quieter, voice band, mu-law", GainDB: -24, Band: true, Codec: "mulaw"},
-	{Name: "clipped", Doc: "speech 12 dB hotter, clipped at full scale, voice band, mu-law", GainDB: 12, Clip: true, Band: true, Codec: "mulaw"},
+	{Name: "clipped", Doc: "speech 12 dB hotter, clipped at full scale, voice band, mu-law", GainDB: 12, Band: true, Codec: "mulaw"},
 	{Name: "alaw-noise20", Doc: "voice band, A-law, pink noise at 20 dB SNR", Band: true, Codec: "alaw", SNRDB: 20},
 	{Name: "gsm-noise20", Doc: "voice band, GSM 06.10, pink noise at 20 dB SNR", Band: true, Codec: "gsm", SNRDB: 20},
 }
