@@ -132,18 +132,7 @@ func shortCall(text string) bool {
 
 func TestSentimentHybrid(t *testing.T) {
 	cat := callscribe.CategoryCustomerSentiment
-	train, err := evalset.LoadLabelledSet(trainDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	six, err := evalset.LoadLabelledSet(sixTurnTrainDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dev, err := evalset.LoadLabelledSet(devDir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	train, six, dev := loadSentimentSets(t)
 	cfgs, err := insights.ConfigsOf(nil)
 	if err != nil {
 		t.Fatal(err)

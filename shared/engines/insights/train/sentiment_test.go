@@ -268,18 +268,7 @@ func groupHeldOut(calls []sentCall, group func(sentCall) string, fold func(in, o
 }
 
 func TestSentimentRuleSearch(t *testing.T) {
-	train, err := evalset.LoadLabelledSet(trainDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	six, err := evalset.LoadLabelledSet(sixTurnTrainDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dev, err := evalset.LoadLabelledSet(devDir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	train, six, dev := loadSentimentSets(t)
 	all := sentCalls(t, slices.Concat(train, six, dev))
 	var scored []sentCall // the 48 original calls were written next to the tagger's lexicon: never scored
 	for _, c := range all {
@@ -316,18 +305,7 @@ func confusion(t *testing.T, r callsentiment.Rule, calls []sentCall) {
 }
 
 func TestSentimentMethods(t *testing.T) {
-	train, err := evalset.LoadLabelledSet(trainDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	six, err := evalset.LoadLabelledSet(sixTurnTrainDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dev, err := evalset.LoadLabelledSet(devDir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	train, six, dev := loadSentimentSets(t)
 	var scored []sentCall
 	for _, c := range sentCalls(t, slices.Concat(train, six, dev)) {
 		if c.style != "original" {
@@ -408,18 +386,7 @@ func TestWriteTurnModel(t *testing.T) {
 	if os.Getenv("SENTIMENT_WRITE") == "" {
 		t.Skip("SENTIMENT_WRITE not set")
 	}
-	train, err := evalset.LoadLabelledSet(trainDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	six, err := evalset.LoadLabelledSet(sixTurnTrainDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dev, err := evalset.LoadLabelledSet(devDir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	train, six, dev := loadSentimentSets(t)
 	fitIterations = 1000
 	calls := sentCalls(t, slices.Concat(train, six))
 	var scs []SentimentCall
@@ -450,4 +417,18 @@ func TestWriteTurnModel(t *testing.T) {
 	if err := os.WriteFile("../sentiment/turnmodel.json", append(b, '\n'), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// loadSentimentSets loads the labelled calls the sentiment experiments read:
+// the training set, the six-turn training calls and the dev set.
+func loadSentimentSets(t *testing.T) (train, six, dev []evalset.LabelledCall) {
+	t.Helper()
+	load := func(dir string) []evalset.LabelledCall {
+		calls, err := evalset.LoadLabelledSet(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return calls
+	}
+	return load(trainDir), load(sixTurnTrainDir), load(devDir)
 }
