@@ -295,16 +295,6 @@ type vad struct {
 	cap int
 }
 
-// VAD settings in 10 ms frames: speech is declared after vadStart speech frames
-// and ended after vadPost silent ones (the hangover bridges pauses between
-// words); regions start vadPre frames before the onset, so a region includes a
-// little silence on each side, which the decoder's silence model absorbs.
-const (
-	vadStart = 10
-	vadPost  = 40
-	vadPre   = 25
-)
-
 func newVAD(threshold float64) (*vad, error) {
 	quiet()
 	args := []string{"-samprate", "16000", "-remove_silence", "yes",

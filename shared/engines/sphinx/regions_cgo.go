@@ -2,15 +2,9 @@
 
 package sphinx
 
-const (
-	frameShift = 160 // samples per 10 ms frame at 16 kHz
-	// maxRegion splits very long stretches of speech: utterances of more than
-	// half a minute slow the search and gain nothing from the longer context.
-	maxRegion = 30 * targetRate
-)
-
 // findRegions runs the front end's VAD over the whole (resampled) channel in
-// frame-shift blocks and returns the speech regions it marks.
+// frame-shift blocks and returns the speech regions it marks, refined by level
+// (regions.go).
 func findRegions(r *resampler, threshold float64) ([]region, error) {
 	v, err := newVAD(threshold)
 	if err != nil {
@@ -26,6 +20,8 @@ func findRegions(r *resampler, threshold float64) ([]region, error) {
 		size    = v.frameSize()
 	)
 	total := r.Len()
+	// Energy of each 10 ms block, from the same samples the VAD reads.
+	blocks := make([]float64, (total+frameShift-1)/frameShift)
 	closeRegion := func(end int) {
 		s := max(0, (start-vadStart-vadPre)*frameShift)
 		e := min(total, end*frameShift+size)
@@ -37,6 +33,9 @@ func findRegions(r *resampler, threshold float64) ([]region, error) {
 	}
 	for from := 0; from < total; from += len(buf) {
 		n := r.Read(buf, from)
+		for k, x := range buf[:n] {
+			blocks[(from+k)/frameShift] += float64(x) * float64(x)
+		}
 		for off := 0; off < n; off += frameShift {
 			block := buf[off:min(off+frameShift, n)]
 			speech, err := v.feed(block)
@@ -61,15 +60,5 @@ func findRegions(r *resampler, threshold float64) ([]region, error) {
 	if start >= 0 {
 		closeRegion(frame)
 	}
-	var out []region
-	for _, g := range regions {
-		for g.End-g.Start > maxRegion {
-			out = append(out, region{g.Start, g.Start + maxRegion})
-			g.Start += maxRegion
-		}
-		if g.End > g.Start {
-			out = append(out, g)
-		}
-	}
-	return out, nil
+	return refineRegions(blocks, regions, total), nil
 }
