@@ -552,8 +552,7 @@ func (t *Transcriber) Cepstra(ctx context.Context, samples []int16, rate int) (c
 // DecodedCepstra returns the cepstra the engine decodes for one channel of
 // audio at rate, taken whole (no VAD regions): for telephone-band audio they
 // are moved towards the narrowband map's output by the share the channel's
-// median pitch gives it, from the voice band when that share is half or
-// more, as Transcribe does. weight is that share (0 for
+// median pitch gives it, as Transcribe does. weight is that share (0 for
 // wideband audio or without a map). The narrowband adaptation trainer
 // (infra/bench/cmd/narrowbandadapt) fits on these.
 func (t *Transcriber) DecodedCepstra(ctx context.Context, samples []int16, rate int) (cep []float32, dim int, weight float64, err error) {
@@ -564,9 +563,6 @@ func (t *Transcriber) DecodedCepstra(ctx context.Context, samples []int16, rate 
 			return nil, 0, 0, err
 		}
 		weight = narrowbandMapWeight(medianPitch(r, regions))
-		if weight >= 0.5 && !t.cfg.DisableVoiceBand {
-			samples = voiceBand(samples, rate)
-		}
 	}
 	if cep, dim, err = t.Cepstra(ctx, samples, rate); err != nil || weight <= 0 {
 		return cep, dim, weight, err
