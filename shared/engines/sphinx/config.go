@@ -28,10 +28,6 @@ type Config struct {
 	// (narrowband_map.json). DisableNarrowbandMap decodes such audio unmapped.
 	NarrowbandMap        *FeatureMap
 	DisableNarrowbandMap bool
-	// DisableVoiceBand decodes the telephone-band channels the narrowband
-	// map applies to as they are, without first removing what lies outside
-	// the 300-3400 Hz voice band (voiceband.go).
-	DisableVoiceBand bool
 	// KeytermWeight is the interpolation weight of a job's keyterm model
 	// (keyterms.go); 0 means DefaultKeytermWeight, negative ignores keyterms
 	// (they are still checked against the dictionary and reported).

@@ -320,11 +320,6 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 		pitch := medianPitch(r, regions)
 		weight = narrowbandMapWeight(pitch)
 		t.log.Debug("sphinx narrowband channel", "channel", ch, "median_pitch_hz", int(pitch), "map_weight", weight)
-		if weight >= 0.5 && !t.cfg.DisableVoiceBand {
-			// A mapped channel's features come from its voice band only
-			// (voiceband.go); the filter keeps timing, so the regions stand.
-			r = newResampler(voiceBand(samples, rate), rate)
-		}
 	}
 	var d *decoder
 	select {
