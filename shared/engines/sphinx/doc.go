@@ -4,7 +4,9 @@
 // Per channel it resamples to 16 kHz (windowed sinc), finds speech regions with
 // the sphinxbase front end's voice activity detector, and decodes each region as
 // its own utterance, which keeps word times exact; decoding a long file as one
-// utterance drifts by seconds. Each segment carries its words with their
+// utterance drifts by seconds. The detector's regions are refined by level
+// against the channel's own noise floor (regions.go), because on a noisy line
+// it stops telling the floor from speech. Each segment carries its words with their
 // times and a confidence: the word's posterior probability in the decoder's
 // best-path lattice (ps_seg_prob) put through a monotone map per band
 // (confidence.go, confidence_map.json) fitted on the ASR dev set's words, so
