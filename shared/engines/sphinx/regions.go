@@ -74,9 +74,8 @@ const (
 )
 
 // refineRegions narrows and splits the detector's regions by level, given the
-// channel's energy per 10 ms block (sums of squared 16 kHz samples) and its
-// length in samples.
-func refineRegions(blocks []float64, regions []region, total int) []region {
+// channel's energy per 10 ms block (sums of squared 16 kHz samples).
+func refineRegions(blocks []float64, regions []region) []region {
 	if len(regions) == 0 || len(blocks) < energyBlocks {
 		return regions
 	}
@@ -95,16 +94,6 @@ func refineRegions(blocks []float64, regions []region, total int) []region {
 	threshold := floor + min(max(refineShare*(level-floor), refineMinRise), refineMaxRise)
 
 	var out []region
-	add := func(g region) {
-		if g.End <= g.Start {
-			return
-		}
-		if n := len(out); n > 0 && g.Start <= out[n-1].End {
-			out[n-1].End = max(out[n-1].End, g.End)
-			return
-		}
-		out = append(out, g)
-	}
 	for _, g := range regions {
 		first, last := g.Start/frameShift, min((g.End-1)/frameShift, len(db)-1)
 		runs := loudRuns(db, first, last, threshold)
@@ -123,10 +112,22 @@ func refineRegions(blocks []float64, regions []region, total int) []region {
 			if i == len(runs)-1 && last-run[1] < vadPost/2+refineMinGap {
 				r.End = g.End
 			}
-			add(r)
+			if r.End > r.Start {
+				out = appendRegion(out, r)
+			}
 		}
 	}
-	return splitLong(db, out, total)
+	return splitLong(db, out)
+}
+
+// appendRegion adds g (which starts no earlier than the last region) to rs,
+// merged into the last region when the two overlap or touch.
+func appendRegion(rs []region, g region) []region {
+	if n := len(rs); n > 0 && g.Start <= rs[n-1].End {
+		rs[n-1].End = max(rs[n-1].End, g.End)
+		return rs
+	}
+	return append(rs, g)
 }
 
 // loudRuns returns the stretches [from, to] (frames, inclusive) of db[first:last+1]
@@ -160,7 +161,7 @@ func loudRuns(db []float64, first, last int, threshold float64) [][2]int {
 
 // splitLong cuts regions longer than maxRegion, each time at the quietest
 // window of the last third of the first maxRegion samples.
-func splitLong(db []float64, regions []region, total int) []region {
+func splitLong(db []float64, regions []region) []region {
 	var out []region
 	for _, g := range regions {
 		for g.End-g.Start > maxRegion {
@@ -180,7 +181,7 @@ func splitLong(db []float64, regions []region, total int) []region {
 			g.Start = cut
 		}
 		if g.End > g.Start {
-			out = append(out, region{g.Start, min(g.End, total)})
+			out = append(out, g)
 		}
 	}
 	return out

@@ -25,11 +25,7 @@ func findRegions(r *resampler, threshold float64) ([]region, error) {
 	closeRegion := func(end int) {
 		s := max(0, (start-vadStart-vadPre)*frameShift)
 		e := min(total, end*frameShift+size)
-		if n := len(regions); n > 0 && s <= regions[n-1].End {
-			regions[n-1].End = e
-			return
-		}
-		regions = append(regions, region{s, e})
+		regions = appendRegion(regions, region{s, e})
 	}
 	for from := 0; from < total; from += len(buf) {
 		n := r.Read(buf, from)
@@ -60,5 +56,5 @@ func findRegions(r *resampler, threshold float64) ([]region, error) {
 	if start >= 0 {
 		closeRegion(frame)
 	}
-	return refineRegions(blocks, regions, total), nil
+	return refineRegions(blocks, regions), nil
 }

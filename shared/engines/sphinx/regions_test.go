@@ -48,7 +48,7 @@ func TestRefineRegionsLeavesCleanAudioAlone(t *testing.T) {
 	for _, s := range talk {
 		detected = append(detected, region{sec(s[0]) - vadPre*frameShift, sec(s[1]) + vadPost/2*frameShift + energyBlocks*frameShift})
 	}
-	got := refineRegions(blocks, detected, sec(25))
+	got := refineRegions(blocks, detected)
 	if !slices.Equal(got, detected) {
 		t.Fatalf("clean regions changed:\n got %v\nwant %v", spans(got), spans(detected))
 	}
@@ -61,7 +61,7 @@ func TestRefineRegionsSplitsWhatNoiseJoined(t *testing.T) {
 		floor := speechRMS / math.Pow(10, snr/20)
 		blocks := channelBlocks(25, floor, speechRMS, talk)
 		// What the detector does under noise: one region for the whole channel.
-		got := refineRegions(blocks, []region{{0, sec(25)}}, sec(25))
+		got := refineRegions(blocks, []region{{0, sec(25)}})
 		if len(got) != len(talk) {
 			t.Fatalf("%v dB: %d regions %v, want one per turn %v", snr, len(got), spans(got), talk)
 		}
@@ -85,7 +85,7 @@ func TestRefineRegionsIgnoresLevel(t *testing.T) {
 		quiet[i] = b / 1000
 	}
 	whole := []region{{0, sec(12)}}
-	a, b := refineRegions(loud, whole, sec(12)), refineRegions(quiet, whole, sec(12))
+	a, b := refineRegions(loud, whole), refineRegions(quiet, whole)
 	if !slices.Equal(a, b) || len(a) != 2 {
 		t.Fatalf("loud %v, quiet %v: want the same two regions", spans(a), spans(b))
 	}
@@ -94,7 +94,7 @@ func TestRefineRegionsIgnoresLevel(t *testing.T) {
 func TestRefineRegionsDropsClicks(t *testing.T) {
 	// A 50 ms burst in a noisy pause is not speech.
 	blocks := channelBlocks(10, 30, 3000, [][2]float64{{1, 3}, {6, 6.05}})
-	got := refineRegions(blocks, []region{{0, sec(10)}}, sec(10))
+	got := refineRegions(blocks, []region{{0, sec(10)}})
 	if len(got) != 1 || got[0].End > sec(3.5) {
 		t.Fatalf("regions %v: want only the speech at 1-3 s", spans(got))
 	}
@@ -103,7 +103,7 @@ func TestRefineRegionsDropsClicks(t *testing.T) {
 func TestRefineRegionsKeepsPausesWithinSpeech(t *testing.T) {
 	// A 0.3 s pause between words does not split the turn.
 	blocks := channelBlocks(8, 30, 3000, [][2]float64{{1, 3}, {3.3, 5}})
-	got := refineRegions(blocks, []region{{0, sec(8)}}, sec(8))
+	got := refineRegions(blocks, []region{{0, sec(8)}})
 	if len(got) != 1 {
 		t.Fatalf("regions %v: want one", spans(got))
 	}
@@ -112,7 +112,7 @@ func TestRefineRegionsKeepsPausesWithinSpeech(t *testing.T) {
 func TestSplitLongCutsAtTheQuietestPoint(t *testing.T) {
 	// 70 s of talk with a breath at 25 s and another at 52 s: cut there, not at 30 s.
 	blocks := channelBlocks(70, 30, 3000, [][2]float64{{0, 25}, {25.2, 52}, {52.2, 70}})
-	got := splitLong(frameLevels(blocks), []region{{0, sec(70)}}, sec(70))
+	got := splitLong(frameLevels(blocks), []region{{0, sec(70)}})
 	if len(got) != 3 {
 		t.Fatalf("regions %v: want three", spans(got))
 	}
@@ -132,15 +132,15 @@ func TestSplitLongCutsAtTheQuietestPoint(t *testing.T) {
 }
 
 func TestRefineRegionsEdgeCases(t *testing.T) {
-	if got := refineRegions(nil, nil, 0); got != nil {
+	if got := refineRegions(nil, nil); got != nil {
 		t.Errorf("no audio: %v", got)
 	}
 	one := []region{{0, 100}}
-	if got := refineRegions([]float64{1}, one, 100); !slices.Equal(got, one) {
+	if got := refineRegions([]float64{1}, one); !slices.Equal(got, one) {
 		t.Errorf("shorter than a frame: %v", got)
 	}
 	// All silence inside the regions: nothing loud, nothing left.
-	if got := refineRegions(make([]float64, 500), []region{{0, sec(5)}}, sec(5)); len(got) != 0 {
+	if got := refineRegions(make([]float64, 500), []region{{0, sec(5)}}); len(got) != 0 {
 		t.Errorf("digital silence: %v", spans(got))
 	}
 }
