@@ -28,6 +28,11 @@ type Config struct {
 	// (narrowband_map.json). DisableNarrowbandMap decodes such audio unmapped.
 	NarrowbandMap        *FeatureMap
 	DisableNarrowbandMap bool
+	// DisableVoiceBand decodes the telephone-band channels the narrowband
+	// map applies to as they are, even those whose speech came through a
+	// line's 300-3400 Hz voice band, without first removing what lies outside
+	// it (lowband.go).
+	DisableVoiceBand bool
 	// KeytermWeight is the interpolation weight of a job's keyterm model
 	// (keyterms.go); 0 means DefaultKeytermWeight, negative ignores keyterms
 	// (they are still checked against the dictionary and reported).

@@ -6,7 +6,11 @@
 // its own utterance, which keeps word times exact; decoding a long file as one
 // utterance drifts by seconds. The detector's regions are refined by level
 // against the channel's own noise floor (regions.go), because on a noisy line
-// it stops telling the floor from speech. Each segment carries its words with their
+// it stops telling the floor from speech. A high-voiced channel whose speech
+// came through a telephone line's voice band is band-passed to 300-3400 Hz
+// before its features are taken (voiceband.go, lowband.go): the line's noise
+// outside the band would otherwise reach the narrowband map, which amplifies
+// it. Each segment carries its words with their
 // times and a confidence: the word's posterior probability in the decoder's
 // best-path lattice (ps_seg_prob) put through a monotone map per band
 // (confidence.go, confidence_map.json) fitted on the ASR dev set's words, so

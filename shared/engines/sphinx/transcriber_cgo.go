@@ -319,7 +319,14 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 	if t.narrow != nil && rate <= NarrowbandRate {
 		pitch := medianPitch(r, regions)
 		weight = narrowbandMapWeight(pitch)
-		t.log.Debug("sphinx narrowband channel", "channel", ch, "median_pitch_hz", int(pitch), "map_weight", weight)
+		// A mapped channel whose talker reaches it through a line's voice
+		// band only is decoded from that band (lowband.go); the filter
+		// keeps timing, so the regions stand.
+		band := weight >= 0.5 && !t.cfg.DisableVoiceBand && voiceBandOnly(samples, rate, regions)
+		if band {
+			r = newResampler(voiceBand(samples, rate), rate)
+		}
+		t.log.Debug("sphinx narrowband channel", "channel", ch, "median_pitch_hz", int(pitch), "map_weight", weight, "voice_band", band)
 	}
 	var d *decoder
 	select {
@@ -547,9 +554,10 @@ func (t *Transcriber) Cepstra(ctx context.Context, samples []int16, rate int) (c
 // DecodedCepstra returns the cepstra the engine decodes for one channel of
 // audio at rate, taken whole (no VAD regions): for telephone-band audio they
 // are moved towards the narrowband map's output by the share the channel's
-// median pitch gives it, as Transcribe does. weight is that share (0 for
-// wideband audio or without a map). The narrowband adaptation trainer
-// (infra/bench/cmd/narrowbandadapt) fits on these.
+// median pitch gives it, from the voice band when that share is half or more
+// and the speech came through that band only, as Transcribe does. weight is
+// that share (0 for wideband audio or without a map). The narrowband
+// adaptation trainer (infra/bench/cmd/narrowbandadapt) fits on these.
 func (t *Transcriber) DecodedCepstra(ctx context.Context, samples []int16, rate int) (cep []float32, dim int, weight float64, err error) {
 	r := newResampler(samples, rate)
 	if t.narrow != nil && rate <= NarrowbandRate {
@@ -558,6 +566,9 @@ func (t *Transcriber) DecodedCepstra(ctx context.Context, samples []int16, rate 
 			return nil, 0, 0, err
 		}
 		weight = narrowbandMapWeight(medianPitch(r, regions))
+		if weight >= 0.5 && !t.cfg.DisableVoiceBand && voiceBandOnly(samples, rate, regions) {
+			samples = voiceBand(samples, rate)
+		}
 	}
 	if cep, dim, err = t.Cepstra(ctx, samples, rate); err != nil || weight <= 0 {
 		return cep, dim, weight, err

@@ -84,6 +84,7 @@ func main() {
 	extra := flag.String("args", "", "extra decoder arguments, space separated")
 	mapFile := flag.String("narrowband-map", "", "feature map for 8 kHz audio (default: the built-in one)")
 	noMap := flag.Bool("no-narrowband-map", false, "decode 8 kHz audio without the narrowband feature map")
+	noVoiceBand := flag.Bool("no-voice-band", false, "decode the 8 kHz channels the narrowband map applies to without first band-passing to 300-3400 Hz those whose speech came through that band only")
 	keytermsFile := flag.String("keyterms", "", "JSON file of each call's keyterms ({\"NAME\": [terms]}); scores the terms even without -use-keyterms")
 	useKeyterms := flag.Bool("use-keyterms", false, "send each call's keyterms with it (with -keyterms)")
 	keytermWeight := flag.Float64("keyterm-weight", 0, "keyterm LM weight (0 default)")
@@ -99,7 +100,7 @@ func main() {
 	flag.IntVar(&onlyChannel, "only-channel", -1, "decode only this channel of each call (WAV): the other is silenced, so its WER and the RTF do not count (a quicker look at one channel)")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	cfg := sphinx.Config{Decoders: 1, DomainLMWeight: *weight, VADThreshold: *vad, DisableNarrowbandMap: *noMap, KeytermWeight: *keytermWeight, DisableNarrowbandMLLR: *noMLLR,
+	cfg := sphinx.Config{Decoders: 1, DomainLMWeight: *weight, VADThreshold: *vad, DisableNarrowbandMap: *noMap, DisableVoiceBand: *noVoiceBand, KeytermWeight: *keytermWeight, DisableNarrowbandMLLR: *noMLLR,
 		SpeakerAdaptation: !*noSpeaker, SpeakerAdaptationWeight: *speakerWeight,
 		SpeakerAdaptationPasses: *speakerPasses, SpeakerMinPosterior: *speakerMinPosterior}
 	if *domainText != "" {
