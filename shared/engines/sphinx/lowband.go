@@ -12,7 +12,7 @@ import "math"
 // ASR bench's mu-law, `line` and 20 dB noise conditions alike); speech that
 // never went through such a line (synthesis, a recording made off the line,
 // the LibriVox clips) has its fundamental and first harmonics there, within
-// about 12 dB of the whole band. So a mapped channel is band-passed only when
+// about 13 dB of the whole band. So a mapped channel is band-passed only when
 // its speech below lowBandTopHz lies more than lowBandMaxDrop dB under its
 // speech overall. A line whose own low-band noise is within 30 dB of the
 // talker (strong hum) reads as full band and keeps its band: the engine as it
@@ -22,7 +22,7 @@ const (
 	// edge less its transition, so a line's own band edge does not count.
 	lowBandTopHz = voiceBandLowHz - voiceBandTransitionHz/2
 	// lowBandMaxDrop (dB) sits midway in the gap between the two kinds of
-	// channel the bench has (12 and 45 dB).
+	// channel the bench has (13 and 45 dB).
 	lowBandMaxDrop = 30
 )
 
