@@ -72,32 +72,3 @@ func meanSquareDB(block []int16) float64 {
 	}
 	return 10 * math.Log10(sum/float64(len(block))+1)
 }
-
-// lowPassTaps designs a windowed-sinc (Blackman) low-pass for rate with its
-// transition band, transition Hz wide, centred on cutoff Hz.
-func lowPassTaps(rate int, cutoff, transition float64) []float32 {
-	half := int(math.Ceil(2.75 * float64(rate) / transition))
-	fc := cutoff / float64(rate)
-	taps := make([]float32, 2*half+1)
-	for k := range taps {
-		n := float64(k - half)
-		taps[k] = float32(2 * fc * sinc(2*fc*n) * blackman(n/float64(half+1)))
-	}
-	return taps
-}
-
-// firFilter applies odd-length linear-phase taps to src, delay-compensated so
-// sample i of the output is sample i of the input, filtered.
-func firFilter(src []int16, taps []float32) []int16 {
-	half := len(taps) / 2
-	out := make([]int16, len(src))
-	for i := range src {
-		var acc float32
-		lo, hi := max(0, i-half), min(len(src)-1, i+half)
-		for j := lo; j <= hi; j++ {
-			acc += taps[j-i+half] * float32(src[j])
-		}
-		out[i] = clamp16(acc)
-	}
-	return out
-}

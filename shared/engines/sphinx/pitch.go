@@ -29,6 +29,12 @@ func narrowbandMapWeight(hz float64) float64 {
 	return min(max((hz-mapLowHz)/(mapHighHz-mapLowHz), 0), 1)
 }
 
+// mappedChannel reports whether a channel given weight of the map counts as
+// mapped: it is adapted with the mapped channels' MLLR transform
+// (narrowband_mapped.mllr) and may be decoded from its voice band
+// (lowband.go).
+func mappedChannel(weight float64) bool { return weight >= 0.5 }
+
 // Pitch analysis settings, for 16 kHz audio: 40 ms frames every 20 ms, voice
 // between 70 and 400 Hz, and at most pitchMaxFrames frames per channel (spread
 // over the speech), which is plenty for a median and keeps the cost to a few

@@ -300,6 +300,14 @@ func badAudio(err error) *callscribe.JobError {
 	return &callscribe.JobError{Code: callscribe.JobErrBadAudio, Message: "The audio could not be decoded: " + err.Error()}
 }
 
+// decodesVoiceBand reports whether a telephone channel given weight of the
+// narrowband map is decoded from its voice band: a mapped channel whose
+// talker reached it through a line's band only (lowband.go), unless the
+// configuration turns the band-pass off.
+func (t *Transcriber) decodesVoiceBand(samples []int16, rate int, regions []region, weight float64) bool {
+	return mappedChannel(weight) && !t.cfg.DisableVoiceBand && voiceBandOnly(samples, rate, regions)
+}
+
 // channel recognises one channel: VAD regions, then one utterance per region on
 // a pooled decoder, with the job's keyterms boosted (keyterms.go) when it has
 // any; the report says what became of them.
@@ -319,10 +327,8 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 	if t.narrow != nil && rate <= NarrowbandRate {
 		pitch := medianPitch(r, regions)
 		weight = narrowbandMapWeight(pitch)
-		// A mapped channel whose talker reaches it through a line's voice
-		// band only is decoded from that band (lowband.go); the filter
-		// keeps timing, so the regions stand.
-		band := weight >= 0.5 && !t.cfg.DisableVoiceBand && voiceBandOnly(samples, rate, regions)
+		// The band-pass keeps timing, so the regions stand.
+		band := t.decodesVoiceBand(samples, rate, regions, weight)
 		if band {
 			r = newResampler(voiceBand(samples, rate), rate)
 		}
@@ -340,7 +346,7 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 	mllr, base := "", (*MLLR)(nil)
 	switch {
 	case rate > NarrowbandRate:
-	case weight >= 0.5:
+	case mappedChannel(weight):
 		mllr, base = t.mappedMLLRPath, t.mappedMLLR
 	default:
 		mllr, base = t.unmappedMLLRPath, t.unmappedMLLR
@@ -566,7 +572,7 @@ func (t *Transcriber) DecodedCepstra(ctx context.Context, samples []int16, rate 
 			return nil, 0, 0, err
 		}
 		weight = narrowbandMapWeight(medianPitch(r, regions))
-		if weight >= 0.5 && !t.cfg.DisableVoiceBand && voiceBandOnly(samples, rate, regions) {
+		if t.decodesVoiceBand(samples, rate, regions, weight) {
 			samples = voiceBand(samples, rate)
 		}
 	}

@@ -26,7 +26,7 @@ const (
 	voiceBandLowHz  = 300
 	voiceBandHighHz = 3400
 	// voiceBandTransitionHz is the width of each edge of the filter; the
-	// taps follow from it (a Blackman window needs about 5.5 rate/width).
+	// taps follow from it (windowedSincTaps).
 	voiceBandTransitionHz = 150
 )
 
@@ -42,17 +42,48 @@ func voiceBand(src []int16, rate int) []int16 {
 }
 
 // voiceBandTaps designs the band-pass for rate: the difference of two
-// windowed-sinc low-passes (high edge minus low edge) with a Blackman window.
+// windowed-sinc low-passes (high edge minus low edge).
 func voiceBandTaps(rate int) []float32 {
-	half := int(math.Ceil(2.75 * float64(rate) / voiceBandTransitionHz))
 	low := float64(voiceBandLowHz) / float64(rate)
 	high := math.Min(float64(voiceBandHighHz), 0.5*float64(rate)-voiceBandTransitionHz/2) / float64(rate)
+	return windowedSincTaps(rate, voiceBandTransitionHz, func(n float64) float64 {
+		return 2*high*sinc(2*high*n) - 2*low*sinc(2*low*n)
+	})
+}
 
+// lowPassTaps designs a windowed-sinc low-pass for rate with its transition
+// band, transition Hz wide, centred on cutoff Hz.
+func lowPassTaps(rate int, cutoff, transition float64) []float32 {
+	fc := cutoff / float64(rate)
+	return windowedSincTaps(rate, transition, func(n float64) float64 { return 2 * fc * sinc(2*fc*n) })
+}
+
+// windowedSincTaps is an odd-length linear-phase FIR for rate whose ideal
+// response at tap offset n is ideal(n), under a Blackman window long enough
+// for transition-Hz-wide edges (a Blackman window needs about 5.5 rate/width
+// taps).
+func windowedSincTaps(rate int, transition float64, ideal func(n float64) float64) []float32 {
+	half := int(math.Ceil(2.75 * float64(rate) / transition))
 	taps := make([]float32, 2*half+1)
 	for k := range taps {
 		n := float64(k - half)
-		h := 2*high*sinc(2*high*n) - 2*low*sinc(2*low*n)
-		taps[k] = float32(h * blackman(n/float64(half+1)))
+		taps[k] = float32(ideal(n) * blackman(n/float64(half+1)))
 	}
 	return taps
+}
+
+// firFilter applies odd-length linear-phase taps to src, delay-compensated so
+// sample i of the output is sample i of the input, filtered.
+func firFilter(src []int16, taps []float32) []int16 {
+	half := len(taps) / 2
+	out := make([]int16, len(src))
+	for i := range src {
+		var acc float32
+		lo, hi := max(0, i-half), min(len(src)-1, i+half)
+		for j := lo; j <= hi; j++ {
+			acc += taps[j-i+half] * float32(src[j])
+		}
+		out[i] = clamp16(acc)
+	}
+	return out
 }
