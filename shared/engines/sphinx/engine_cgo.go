@@ -46,8 +46,18 @@ static int mix_lm(ps_decoder_t *ps, const char *stock_path, const char *domain_p
 	return ps_set_search(ps, "mixed");
 }
 
+// Every utterance is a stream of its own. The front end's noise removal
+// tracks the noise floor from frame to frame and keeps its estimate from one
+// utterance to the next until a stream starts; carried over, it made a
+// region's features depend on whatever the pooled decoder heard before (the
+// previous region, or another call), so the same audio could come out as
+// different words. Started afresh, the estimate begins from the region's own
+// first frames, as it did for each recording the acoustic model was trained
+// on.
+
 // decode_utt recognises one utterance given whole (so batch CMN sees all of it).
 static int decode_utt(ps_decoder_t *ps, const int16 *samples, size_t n) {
+	if (ps_start_stream(ps) < 0) return -1;
 	if (ps_start_utt(ps) < 0) return -1;
 	if (ps_process_raw(ps, samples, n, FALSE, TRUE) < 0) { ps_end_utt(ps); return -2; }
 	return ps_end_utt(ps);
@@ -62,9 +72,10 @@ static mfcc_t **utt_cepstra(ps_decoder_t *ps, const int16 *samples, size_t n, in
 	const int16 *p = samples;
 	size_t left = n;
 	int32 nfr = 0, ntail = 0;
+	if (ps_start_stream(ps) < 0) return NULL;
+	fe_start_utt(fe);
 	if (fe_process_frames(fe, NULL, &left, NULL, &nfr, NULL) < 0) return NULL;
 	mfcc_t **cep = (mfcc_t **)ckd_calloc_2d(nfr + 1, fe_get_output_size(fe), sizeof(mfcc_t));
-	fe_start_utt(fe);
 	left = n;
 	if (fe_process_frames(fe, &p, &left, cep, &nfr, NULL) < 0) { ckd_free_2d((void **)cep); return NULL; }
 	fe_end_utt(fe, cep[nfr], &ntail);
@@ -225,7 +236,8 @@ func (d *decoder) decode(samples []int16) ([]word, error) {
 func (d *decoder) cepDim() int { return int(C.cep_dim(d.ps)) }
 
 // cepstra computes the decoder front end's cepstra of one utterance of 16 kHz
-// audio: frames of cepDim values, one after the other.
+// audio: frames of cepDim values, one after the other. Like decode, it starts
+// a stream of its own, so the frames depend on these samples alone.
 func (d *decoder) cepstra(samples []int16) ([]float32, error) {
 	if len(samples) == 0 {
 		return nil, nil

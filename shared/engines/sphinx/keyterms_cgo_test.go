@@ -47,7 +47,7 @@ func decodeKeytermCall(t *testing.T) *keytermDecoding {
 	if keytermRun != nil {
 		return keytermRun
 	}
-	tr := freshTranscriber(t)
+	tr := transcriber(t)
 	speech := speak(t, "slt", keytermCall, 16000)
 	pcm := track(16000, 2+float64(len(speech))/16000, clip{1.0, speech})
 	req := callscribe.TranscriptionRequest{Audio: wavOf(t, 16000, pcm, pcm), Format: callscribe.FormatWAV}

@@ -384,17 +384,16 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 			buf = make([]int16, n)
 		}
 		buf = buf[:r.Read(buf[:n], g.Start)]
-		if !adapt {
-			if passes[i].words, err = t.recognise(d, buf, weight); err != nil {
-				return nil, nil, err
-			}
-			continue
-		}
-		if passes[i].cep, err = t.features(d, buf, weight); err != nil {
+		cep, err := d.cepstra(buf)
+		if err != nil {
 			return nil, nil, err
 		}
-		if passes[i].words, err = d.decodeCepstra(passes[i].cep); err != nil {
+		cep = t.mapFeatures(cep, weight)
+		if passes[i].words, err = d.decodeCepstra(cep); err != nil {
 			return nil, nil, err
+		}
+		if adapt {
+			passes[i].cep = cep
 		}
 	}
 	if adapt {
@@ -508,26 +507,13 @@ func (t *Transcriber) plan(d *decoder, keyterms []string) keytermPlan {
 	return p
 }
 
-// recognise decodes one region; with a map weight above 0 its cepstra are
-// moved that share of the way to the narrowband map's output. (The two differ
-// by a constant per coefficient as well, which the decoder's CMN removes.)
-func (t *Transcriber) recognise(d *decoder, samples []int16, weight float64) ([]word, error) {
-	if weight <= 0 {
-		return d.decode(samples)
-	}
-	cep, err := t.features(d, samples, weight)
-	if err != nil {
-		return nil, err
-	}
-	return d.decodeCepstra(cep)
-}
-
-// features returns the cepstra the decoder reads for one region: the front
-// end's, moved weight of the way to the narrowband map's output.
-func (t *Transcriber) features(d *decoder, samples []int16, weight float64) ([]float32, error) {
-	cep, err := d.cepstra(samples)
-	if err != nil || weight <= 0 {
-		return cep, err
+// mapFeatures returns the cepstra the decoder reads for one region: the front
+// end's, moved weight of the way to the narrowband map's output (the front
+// end's own for a weight of 0). (The two differ by a constant per coefficient
+// as well, which the decoder's CMN removes.)
+func (t *Transcriber) mapFeatures(cep []float32, weight float64) []float32 {
+	if weight <= 0 || len(cep) == 0 {
+		return cep
 	}
 	mapped := t.narrow.Apply(cep)
 	if weight < 1 {
@@ -536,7 +522,7 @@ func (t *Transcriber) features(d *decoder, samples []int16, weight float64) ([]f
 			mapped[i] = w*mapped[i] + (1-w)*cep[i]
 		}
 	}
-	return mapped, nil
+	return mapped
 }
 
 // Cepstra returns the cepstra a decoder's front end computes for one channel of
@@ -579,10 +565,5 @@ func (t *Transcriber) DecodedCepstra(ctx context.Context, samples []int16, rate 
 	if cep, dim, err = t.Cepstra(ctx, samples, rate); err != nil || weight <= 0 {
 		return cep, dim, weight, err
 	}
-	mapped := t.narrow.Apply(cep)
-	w := float32(weight)
-	for i := range mapped {
-		mapped[i] = w*mapped[i] + (1-w)*cep[i]
-	}
-	return mapped, dim, weight, nil
+	return t.mapFeatures(cep, weight), dim, weight, nil
 }
