@@ -55,6 +55,11 @@
 //
 // Decoders are expensive (~0.3 s and ~100 MB each), so a fixed pool is created
 // once and reused; channels of a call decode in parallel on separate decoders.
+// A decoder carries nothing from one utterance to the next that changes its
+// words: each region starts a front-end stream of its own (engine_cgo.go says
+// why) and the channel's transform is applied before its first region, so the
+// same audio gives the same transcript whichever decoder it drew and whatever
+// that decoder heard before.
 // Builds without cgo get a stub whose NewTranscriber reports that the embedded
 // engine needs a cgo build.
 //
