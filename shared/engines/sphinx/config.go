@@ -56,8 +56,9 @@ type Config struct {
 	SpeakerAdaptation       bool
 	SpeakerAdaptationWeight float64
 	// SpeakerAdaptationPasses is how many times the channel's transform is
-	// estimated, each from the previous pass's words aligned with the previous
-	// transform, before the final decode (0 means
+	// estimated before the final decode: each round aligns the first pass's
+	// words with the previous round's transform (the first with the channel
+	// type's), so a round costs an alignment, not a decode (0 means
 	// DefaultSpeakerAdaptationPasses).
 	SpeakerAdaptationPasses int
 	// SpeakerMinPosterior keeps only runs of words whose lattice posterior
@@ -99,11 +100,14 @@ const (
 	// chosen on the bench's dev split (infra/bench/README.md, "Accuracy by
 	// condition"): two rounds, each aligning only runs of words with a raw
 	// posterior of 0.5 or more, took the tuned voices' dev WER from 14.6% to
-	// 11.3% and helped the formant-synthesis voices most, for about half as
-	// much CPU again as one round.
+	// 11.3% and helped the formant-synthesis voices most. One round read 167
+	// errors on dev's clean calls and 255 on its line against two rounds' 150
+	// and 215; aligning the first pass's words again in the second round
+	// instead of decoding after each read 152 and 215.
 	DefaultSpeakerAdaptationPasses = 2
 	DefaultSpeakerMinPosterior     = 0.5
-	// speakerMinWords: a channel whose first pass has fewer words keeps it.
+	// speakerMinWords: a channel whose first pass has fewer words is decoded
+	// again without a speaker transform.
 	speakerMinWords = 15
 	// NarrowbandRate is the highest source sample rate whose features go
 	// through the narrowband map: the map was fitted on audio band-limited to

@@ -35,18 +35,23 @@
 //
 // Those transforms fit telephone speech in general, not the person on the line.
 // With speaker adaptation on (Config.SpeakerAdaptation; the local stack's
-// default) each telephone channel is decoded twice (speaker_cgo.go): the first
-// pass's words are aligned to the channel's own features by SphinxTrain's bw
-// (with the channel type's transform applied), mllr_solve estimates a transform
-// for this speaker from that alignment alone, and every region is decoded again
-// with it. No transcript is needed, so the first pass's errors reach the
-// alignment; on the dev sets the speaker's own transform still beat a half and
-// half blend with the general one, and a channel whose first pass has fewer
-// than 15 words keeps it (too few frames per parameter). Supervised adaptation
-// to the bench's own Agent voice, measured once as a ceiling and never shipped,
-// took the ASR dev set's Agent channel from 24.4% to 18.2%; the unsupervised
-// pass reaches 19.7%. It costs about twice the decoding CPU; SphinxTrain
-// failing costs the channel its second pass, never its transcript.
+// default) each telephone channel is decoded twice (speaker_cgo.go). A quick
+// first pass (the forward-tree search alone, without the flat-lexicon pass)
+// finds words; the runs of them heard with confidence are aligned to the
+// channel's own features by SphinxTrain's bw (with the channel type's
+// transform applied), mllr_solve estimates a transform for this speaker from
+// that alignment alone, a second round aligns the same words with that
+// transform and estimates again, and every region is decoded with the result
+// on the full search. No transcript is needed, so the first pass's errors
+// reach the alignment; on the dev sets the speaker's own transform still beat
+// a half and half blend with the general one. A channel whose first pass has
+// fewer than 15 words (too few frames per parameter) is decoded again
+// unadapted on the full search. Supervised adaptation to the bench's own Agent
+// voice, measured once as a ceiling and never shipped, took the ASR dev set's
+// Agent channel from 24.4% to 18.2%; the unsupervised pass reaches 19.7%.
+// Adaptation costs about 1.5x the CPU of decoding once, as decoding after
+// every round cost 2.9x for the same errors on dev; SphinxTrain failing costs
+// the channel its adaptation, never its transcript.
 //
 // A job's keyterms (per-job vocabulary) are boosted by a tiny n-gram model
 // of the terms interpolated with those LMs in a search that lives for that

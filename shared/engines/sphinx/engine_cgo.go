@@ -26,24 +26,57 @@ static cmd_ln_t *parse_fe_args(int argc, char **argv) {
 	return cmd_ln_parse_r(NULL, fe_get_args(), argc, argv, 1);
 }
 
-// mix_lm interpolates the decoder's stock LM with a domain LM and makes the mix
-// the active search. The stock LM is read again rather than taken from the
-// default search so that each model has exactly one owner (the set).
-static int mix_lm(ps_decoder_t *ps, const char *stock_path, const char *domain_path, float domain_weight) {
+// The decoder holds one or two searches over one language model. The full one
+// (forward tree, then flat lexicon, then best path) gives the words a
+// transcript reports. With speaker adaptation a quick one sits beside it
+// (forward tree and best path, without the flat-lexicon pass): it gives the
+// first pass, whose words only choose which frames the speaker's transform is
+// estimated on.
+#define QUICK_SEARCH "quick"
+
+// set_searches makes lm the decoder's full search under name, with the quick
+// search beside it when quick is set, and activates the full one. The quick
+// search is built first: building an n-gram search without the flat-lexicon
+// pass fixes the size of the acoustic model's feature buffer, which the full
+// search's second pass needs to grow, and building the full search after it
+// lets it grow again.
+static int set_searches(ps_decoder_t *ps, const char *name, ngram_model_t *lm, int quick) {
+	if (quick) {
+		cmd_ln_t *config = ps_get_config(ps);
+		long fwdflat = cmd_ln_int_r(config, "-fwdflat");
+		cmd_ln_set_int_r(config, "-fwdflat", 0);
+		int rc = ps_set_lm(ps, QUICK_SEARCH, lm);
+		cmd_ln_set_int_r(config, "-fwdflat", fwdflat);
+		if (rc < 0) return -1;
+	}
+	if (ps_set_lm(ps, name, lm) < 0) return -2;
+	return ps_set_search(ps, name) < 0 ? -3 : 0;
+}
+
+// mix_lm interpolates the decoder's stock LM with a domain LM (domain_path ""
+// for the stock LM alone, search "stock") and makes the mix the active search
+// ("mixed"). Each model has exactly one owner (the set) and the searches hold
+// their own references to it.
+static int mix_lm(ps_decoder_t *ps, const char *stock_path, const char *domain_path, float domain_weight, int quick) {
 	cmd_ln_t *config = ps_get_config(ps);
 	logmath_t *lmath = ps_get_logmath(ps);
-	ngram_model_t *models[2];
-	models[0] = ngram_model_read(config, stock_path, NGRAM_AUTO, lmath);
-	if (models[0] == NULL) return -1;
+	ngram_model_t *stock = ngram_model_read(config, stock_path, NGRAM_AUTO, lmath);
+	if (stock == NULL) return -1;
+	if (domain_path[0] == '\0') {
+		int rc = set_searches(ps, "stock", stock, quick);
+		ngram_model_free(stock);
+		return rc < 0 ? rc - 10 : 0;
+	}
+	ngram_model_t *models[2] = {stock, NULL};
 	models[1] = ngram_model_read(config, domain_path, NGRAM_ARPA, lmath);
 	if (models[1] == NULL) { ngram_model_free(models[0]); return -2; }
 	char *names[2] = {"stock", "domain"};
 	float32 weights[2] = {1.0f - domain_weight, domain_weight};
 	ngram_model_t *set = ngram_model_set_init(config, models, names, weights, 2);
 	if (set == NULL) return -3;
-	if (ps_set_lm(ps, "mixed", set) < 0) { ngram_model_free(set); return -4; }
-	ngram_model_free(set); // ps_set_lm holds its own reference
-	return ps_set_search(ps, "mixed");
+	int rc = set_searches(ps, "mixed", set, quick);
+	ngram_model_free(set);
+	return rc < 0 ? rc - 10 : 0;
 }
 
 // Every utterance is a stream of its own. The front end's noise removal
@@ -158,7 +191,13 @@ type decoder struct {
 	mllr string
 }
 
-func newDecoder(args []string, stockLM, domainLM string, domainWeight float64) (*decoder, error) {
+// quickSearch names the decoder's quick search (see set_searches above).
+const quickSearch = "quick"
+
+// newDecoder loads a decoder over the stock LM interpolated with the domain LM
+// (the stock LM alone when domainLM is "" or its weight is 0), with the quick
+// search beside the full one when quick is set.
+func newDecoder(args []string, stockLM, domainLM string, domainWeight float64, quick bool) (*decoder, error) {
 	quiet()
 	argv, free := cArgs(args)
 	defer free()
@@ -172,16 +211,40 @@ func newDecoder(args []string, stockLM, domainLM string, domainWeight float64) (
 		return nil, errors.New("sphinx: decoder failed to initialise (acoustic model or dictionary missing? install pocketsphinx-en-us)")
 	}
 	d := &decoder{ps: ps}
-	if domainLM != "" && domainWeight > 0 {
-		cs, cd := C.CString(stockLM), C.CString(domainLM)
-		defer C.free(unsafe.Pointer(cs))
-		defer C.free(unsafe.Pointer(cd))
-		if rc := C.mix_lm(ps, cs, cd, C.float(domainWeight)); rc < 0 {
-			d.close()
-			return nil, fmt.Errorf("sphinx: interpolating the domain LM failed (step %d)", int(rc))
-		}
+	if domainWeight <= 0 {
+		domainLM = ""
+	}
+	q := C.int(0)
+	if quick {
+		q = 1
+	}
+	cs, cd := C.CString(stockLM), C.CString(domainLM)
+	defer C.free(unsafe.Pointer(cs))
+	defer C.free(unsafe.Pointer(cd))
+	if rc := C.mix_lm(ps, cs, cd, C.float(domainWeight), q); rc < 0 {
+		d.close()
+		return nil, fmt.Errorf("sphinx: building the decoder's searches failed (step %d)", int(rc))
 	}
 	return d, nil
+}
+
+// activeSearch names the search the decoder decodes with.
+func (d *decoder) activeSearch() string {
+	name := C.ps_get_search(d.ps)
+	if name == nil {
+		return ""
+	}
+	return C.GoString(name)
+}
+
+// useSearch makes the named search the one the decoder decodes with.
+func (d *decoder) useSearch(name string) error {
+	cs := C.CString(name)
+	defer C.free(unsafe.Pointer(cs))
+	if C.ps_set_search(d.ps, cs) < 0 {
+		return fmt.Errorf("sphinx: the decoder has no search %q", name)
+	}
+	return nil
 }
 
 func (d *decoder) close() {

@@ -5,6 +5,7 @@ package sphinx
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -109,6 +110,80 @@ func TestSpeakerAdaptationFailureKeepsTheFirstPass(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "speaker adaptation failed") || !strings.Contains(logs.String(), "broken") {
 		t.Errorf("the failure is not logged with its cause:\n%s", logs.String())
+	}
+}
+
+// A channel with too few words to adapt to is still reported from the full
+// search, not from the quick first pass that adaptation aligns: the same
+// words as a transcriber without adaptation hears.
+func TestTooFewWordsToAdaptToAreDecodedOnTheFullSearch(t *testing.T) {
+	needSphinxTrain(t)
+	t.Parallel() // own one-decoder transcribers: another such test can use the other core
+	adapting, err := NewTranscriber(Config{Decoders: 1, SpeakerAdaptation: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer adapting.Close()
+	plain, err := NewTranscriber(Config{Decoders: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	const rate = 8000
+	// Fewer than speakerMinWords, in a sentence the quick search hears
+	// differently.
+	pcm := speak(t, "slt", speakerLines[0], rate)
+	audio := wavOf(t, rate, track(rate, float64(len(pcm))/rate+2, clip{1, pcm}))
+	got, want := transcribeText(t, adapting, audio), transcribeText(t, plain, audio)
+	if got != want || got == "" {
+		t.Errorf("too few words to adapt to: %q, want the full search's %q", got, want)
+	}
+	if search := adapting.all[0].activeSearch(); search != "mixed" {
+		t.Errorf("the decoder went back to the pool on search %q, want mixed", search)
+	}
+}
+
+// errAfter is a context whose Err reports cancellation from its n-th call on,
+// so a test can stop a transcription at each point that checks it.
+type errAfter struct {
+	context.Context
+	calls, n int
+}
+
+func (c *errAfter) Err() error {
+	c.calls++
+	if c.calls >= c.n {
+		return context.Canceled
+	}
+	return nil
+}
+
+// Whether a job finishes or stops in its first pass, its adaptation or its
+// last decode, the decoder goes back to the pool on its full search: the next
+// job must not be decoded on the quick one.
+func TestDecoderReturnsToItsFullSearch(t *testing.T) {
+	needSphinxTrain(t)
+	t.Parallel() // own one-decoder transcribers: another such test can use the other core
+	tr, err := NewTranscriber(Config{Decoders: 1, SpeakerAdaptation: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	audio, _ := speakerCall(t, "slt", 8000)
+	finished := false
+	for n := 1; !finished; n++ {
+		ctx := &errAfter{Context: context.Background(), n: n}
+		_, err := tr.Transcribe(ctx, callscribe.TranscriptionRequest{Audio: audio})
+		finished = err == nil
+		if !finished && !errors.Is(err, context.Canceled) {
+			t.Fatalf("stopped at check %d: %v", n, err)
+		}
+		if search := tr.all[0].activeSearch(); search != "mixed" {
+			t.Fatalf("stopped at check %d (%v): the decoder is on search %q, want mixed", n, err, search)
+		}
+		if n > 200 {
+			t.Fatal("the job never finished")
+		}
 	}
 }
 

@@ -195,17 +195,17 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 		// Regions come from our VAD; the decoder must not cut them again.
 		"-remove_silence", "no",
 	}
-	// Search settings stay at PocketSphinx's defaults: the ASR bench found
-	// none that helps (a larger -lw, -dither, a lower -upperf for telephone
-	// audio, frequency warping), and the real-time factor is well inside its
-	// target without narrowing the beams.
-	if domain == "" {
-		args = append(args, "-lm", stock)
-	}
+	// The full search's settings stay at PocketSphinx's defaults: the ASR
+	// bench found none that helps (a larger -lw, -dither, a lower -upperf for
+	// telephone audio, frequency warping, wider beams). The quick search that
+	// speaker adaptation's first pass runs on leaves out the flat-lexicon pass
+	// (engine_cgo.go); narrowing its beams as well (-beam and -pbeam 1e-40,
+	// -wbeam 1e-24, -maxhmmpf 10000) cost the dev split 18 words on clean
+	// calls.
 	args = append(args, cfg.ExtraArgs...)
 	start := time.Now()
 	for i := 0; i < cfg.Decoders; i++ {
-		d, err := newDecoder(args, stock, domain, cfg.DomainLMWeight)
+		d, err := newDecoder(args, stock, domain, cfg.DomainLMWeight, t.speaker != nil)
 		if err != nil {
 			t.Close()
 			return nil, err
@@ -372,7 +372,23 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 		}
 	}
 	// Speaker adaptation decodes twice, so it keeps each region's features.
+	// Its first pass runs on the quick search: those words only choose the
+	// frames the speaker's transform is estimated on, and the channel is
+	// always decoded again on the full search (adaptAndDecode).
 	adapt := t.speaker != nil && rate <= NarrowbandRate
+	full := d.activeSearch()
+	if adapt {
+		if err := d.useSearch(quickSearch); err != nil {
+			return nil, nil, err
+		}
+		// On every path the decoder goes back to the pool on its full search
+		// (this runs before the keyterms' restore).
+		defer func() {
+			if rerr := d.useSearch(full); rerr != nil && err == nil {
+				err = rerr
+			}
+		}()
+	}
 	passes := make([]regionPass, len(regions))
 	var buf []int16
 	for i, g := range regions {
@@ -397,6 +413,9 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 		}
 	}
 	if adapt {
+		if err := d.useSearch(full); err != nil {
+			return nil, nil, err
+		}
 		if err := t.adaptAndDecode(ctx, d, ch, passes, base, mllr); err != nil {
 			return nil, nil, err
 		}
@@ -437,13 +456,19 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 }
 
 // adaptAndDecode estimates the channel's speaker transform from the first
-// pass and decodes every region again with it, replacing the first pass's
-// words. When SphinxTrain fails the channel keeps its first pass: adaptation
+// pass and decodes every region again with it, on the decoder's active (full)
+// search, replacing the first pass's words. Each round after the first aligns
+// the same first-pass words again, with the previous round's transform, which
+// places them on the frames better: on the bench's dev split that kept what
+// decoding after every round gained, for one decode instead of one a round.
+// A channel with too few words to adapt to, or whose adaptation failed in
+// SphinxTrain, is decoded again with its channel type's transform: adaptation
 // improves a transcript, and losing one to it would be worse.
 func (t *Transcriber) adaptAndDecode(ctx context.Context, d *decoder, ch int, passes []regionPass, base *MLLR, basePath string) error {
 	start := time.Now()
-	align := basePath
-	for round := 0; round < t.speaker.rounds; round++ {
+	align, adapted := basePath, ""
+	rounds := 0
+	for rounds < t.speaker.rounds {
 		path, dir, err := t.speaker.estimate(ctx, passes, base, align, modelStreams)
 		if dir != "" {
 			// The transform aligns the next round's words, so its directory
@@ -454,31 +479,44 @@ func (t *Transcriber) adaptAndDecode(ctx context.Context, d *decoder, ch int, pa
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			t.log.Warn("sphinx speaker adaptation failed; the channel keeps its last pass", "channel", ch, "round", round+1, "error", err)
-			return nil
+			t.log.Warn("sphinx speaker adaptation failed; the channel keeps its last transform", "channel", ch, "round", rounds+1, "error", err)
+			break
 		}
 		if path == "" {
-			return nil
+			break
 		}
-		if err := d.setMLLR(path, t.identityPath); err != nil {
+		rounds++
+		align, adapted = path, path
+	}
+	if adapted != "" {
+		if err := d.setMLLR(adapted, t.identityPath); err != nil {
 			return err
 		}
-		for i := range passes {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if len(passes[i].cep) == 0 {
-				continue
-			}
-			words, err := d.decodeCepstra(passes[i].cep)
-			if err != nil {
-				return err
-			}
-			passes[i].words = words
-		}
-		align = path
 	}
-	t.log.Debug("sphinx speaker adaptation", "channel", ch, "rounds", t.speaker.rounds, "elapsed_ms", time.Since(start).Milliseconds())
+	if err := decodePasses(ctx, d, passes); err != nil {
+		return err
+	}
+	if adapted != "" {
+		t.log.Debug("sphinx speaker adaptation", "channel", ch, "rounds", rounds, "elapsed_ms", time.Since(start).Milliseconds())
+	}
+	return nil
+}
+
+// decodePasses decodes every region's kept features again, replacing its words.
+func decodePasses(ctx context.Context, d *decoder, passes []regionPass) error {
+	for i := range passes {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if len(passes[i].cep) == 0 {
+			continue
+		}
+		words, err := d.decodeCepstra(passes[i].cep)
+		if err != nil {
+			return err
+		}
+		passes[i].words = words
+	}
 	return nil
 }
 
