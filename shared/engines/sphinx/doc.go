@@ -49,9 +49,9 @@
 // unadapted on the full search. Supervised adaptation to the bench's own Agent
 // voice, measured once as a ceiling and never shipped, took the ASR dev set's
 // Agent channel from 24.4% to 18.2%; the unsupervised pass reaches 19.7%.
-// Adaptation costs about 1.5x the CPU of decoding once, as decoding after
-// every round cost 2.9x for the same errors on dev; SphinxTrain failing costs
-// the channel its adaptation, never its transcript.
+// A channel adapted to costs about 2.1x the CPU of one decode (decoding after
+// every round cost 3.7x for nearly the same errors on dev); SphinxTrain
+// failing costs the channel its adaptation, never its transcript.
 //
 // A job's keyterms (per-job vocabulary) are boosted by a tiny n-gram model
 // of the terms interpolated with those LMs in a search that lives for that

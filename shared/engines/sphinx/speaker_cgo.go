@@ -166,3 +166,21 @@ func alignmentUtterances(p regionPass, minPosterior float64, dim int) []alignmen
 	flush(run)
 	return out
 }
+
+// confidentShare is the share of the passes' words heard with a posterior of
+// at least minPosterior (1 when there are no words).
+func confidentShare(passes []regionPass, minPosterior float64) float64 {
+	n, confident := 0, 0
+	for _, p := range passes {
+		for _, w := range p.words {
+			n++
+			if w.Posterior >= minPosterior {
+				confident++
+			}
+		}
+	}
+	if n == 0 {
+		return 1
+	}
+	return float64(confident) / float64(n)
+}

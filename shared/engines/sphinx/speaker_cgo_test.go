@@ -77,6 +77,42 @@ func TestSpeakerAdaptationAdaptsTelephoneChannels(t *testing.T) {
 		if adapted != (rate == 8000) {
 			t.Errorf("%d Hz: adapted = %v; logs:\n%s", rate, adapted, logs.String())
 		}
+		if adapted && !strings.Contains(logs.String(), `"redecoded":false`) {
+			t.Errorf("%d Hz: a clean channel was decoded again between rounds; logs:\n%s", rate, logs.String())
+		}
+	}
+}
+
+// A channel whose first pass heard few words with confidence (here a noisy
+// line) is decoded again on the quick search between the rounds, and the
+// decoder still goes back to the pool on its full search.
+func TestUnreliableFirstPassIsDecodedAgainBetweenRounds(t *testing.T) {
+	needSphinxTrain(t)
+	t.Parallel() // own one-decoder transcribers: another such test can use the other core
+	var logs bytes.Buffer
+	tr, err := NewTranscriber(Config{Decoders: 1, SpeakerAdaptation: true,
+		Logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	const rate = 8000
+	var clips []clip
+	at := 1.0
+	for _, line := range speakerLines {
+		pcm := speak(t, "slt", line, rate)
+		clips = append(clips, clip{at, pcm})
+		at += float64(len(pcm))/rate + 1
+	}
+	audio := wavOf(t, rate, withNoise(track(rate, at+1, clips...), 200, 0))
+	if got := transcribeText(t, tr, audio); got == "" {
+		t.Fatal("the noisy call decoded as nothing")
+	}
+	if !strings.Contains(logs.String(), `"redecoded":true`) {
+		t.Errorf("the noisy channel was not decoded again between rounds; logs:\n%s", logs.String())
+	}
+	if search := tr.all[0].activeSearch(); search != "mixed" {
+		t.Errorf("the decoder went back to the pool on search %q, want mixed", search)
 	}
 }
 
@@ -159,8 +195,9 @@ func (c *errAfter) Err() error {
 }
 
 // Whether a job finishes or stops in its first pass, its adaptation or its
-// last decode, the decoder goes back to the pool on its full search: the next
-// job must not be decoded on the quick one.
+// last decode, with keyterms or without, the decoder goes back to the pool on
+// its full search: the next job must not be decoded on the quick one (or on
+// the last job's keyterms).
 func TestDecoderReturnsToItsFullSearch(t *testing.T) {
 	needSphinxTrain(t)
 	t.Parallel() // own one-decoder transcribers: another such test can use the other core
@@ -170,19 +207,27 @@ func TestDecoderReturnsToItsFullSearch(t *testing.T) {
 	}
 	defer tr.Close()
 	audio, _ := speakerCall(t, "slt", 8000)
-	finished := false
-	for n := 1; !finished; n++ {
-		ctx := &errAfter{Context: context.Background(), n: n}
-		_, err := tr.Transcribe(ctx, callscribe.TranscriptionRequest{Audio: audio})
-		finished = err == nil
-		if !finished && !errors.Is(err, context.Canceled) {
-			t.Fatalf("stopped at check %d: %v", n, err)
+	for _, keyterms := range [][]string{nil, {"payment", "customer service"}} {
+		// Every point without keyterms; with them (each job builds a search
+		// of its own, about a second) a point in each stretch of the job.
+		next := func(n int) int { return n + 1 }
+		if keyterms != nil {
+			next = func(n int) int { return 2 * n }
 		}
-		if search := tr.all[0].activeSearch(); search != "mixed" {
-			t.Fatalf("stopped at check %d (%v): the decoder is on search %q, want mixed", n, err, search)
-		}
-		if n > 200 {
-			t.Fatal("the job never finished")
+		finished := false
+		for n := 1; !finished; n = next(n) {
+			ctx := &errAfter{Context: context.Background(), n: n}
+			_, err := tr.Transcribe(ctx, callscribe.TranscriptionRequest{Audio: audio, Keyterms: keyterms})
+			finished = err == nil
+			if !finished && !errors.Is(err, context.Canceled) {
+				t.Fatalf("keyterms %q, stopped at check %d: %v", keyterms, n, err)
+			}
+			if search := tr.all[0].activeSearch(); search != "mixed" {
+				t.Fatalf("keyterms %q, stopped at check %d (%v): the decoder is on search %q, want mixed", keyterms, n, err, search)
+			}
+			if n > 1000 {
+				t.Fatalf("keyterms %q: the job never finished", keyterms)
+			}
 		}
 	}
 }
@@ -236,5 +281,22 @@ func TestAlignmentUtterancesKeepConfidentRuns(t *testing.T) {
 		if first, n := int(u.cep[0]), len(u.cep)/dim; first != want.from || first+n != want.to {
 			t.Errorf("utterance %d: frames %d..%d, want %d..%d", i, first, first+n, want.from, want.to)
 		}
+	}
+}
+
+func TestConfidentShare(t *testing.T) {
+	passes := []regionPass{
+		{words: []word{{Text: "a", Posterior: 0.9}, {Text: "b", Posterior: 0.5}}},
+		{},
+		{words: []word{{Text: "c", Posterior: 0.49}, {Text: "d", Posterior: 0.1}}},
+	}
+	if got := confidentShare(passes, 0.5); got != 0.5 {
+		t.Errorf("share at 0.5 = %v, want 0.5 (a posterior equal to the threshold counts)", got)
+	}
+	if got := confidentShare(passes, 0.95); got != 0 {
+		t.Errorf("share at 0.95 = %v, want 0", got)
+	}
+	if got := confidentShare([]regionPass{{}, {}}, 0.5); got != 1 {
+		t.Errorf("share without words = %v, want 1 (nothing to decode again)", got)
 	}
 }

@@ -458,15 +458,18 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 // adaptAndDecode estimates the channel's speaker transform from the first
 // pass and decodes every region again with it, on the decoder's active (full)
 // search, replacing the first pass's words. Each round after the first aligns
-// the same first-pass words again, with the previous round's transform, which
-// places them on the frames better: on the bench's dev split that kept what
-// decoding after every round gained, for one decode instead of one a round.
-// A channel with too few words to adapt to, or whose adaptation failed in
-// SphinxTrain, is decoded again with its channel type's transform: adaptation
-// improves a transcript, and losing one to it would be worse.
+// words again with the previous round's transform, which places them on the
+// frames better: the first pass's words when most of them were heard with
+// confidence, and otherwise words decoded again on the quick search with that
+// transform, since an unreliable first pass gives the next round wrong words
+// to align (speakerRedecodeBelow). A channel with too few words to adapt to,
+// or whose adaptation failed in SphinxTrain, is decoded again with its
+// channel type's transform: adaptation improves a transcript, and losing one
+// to it would be worse.
 func (t *Transcriber) adaptAndDecode(ctx context.Context, d *decoder, ch int, passes []regionPass, base *MLLR, basePath string) error {
 	start := time.Now()
 	align, adapted := basePath, ""
+	redecode := confidentShare(passes, t.speaker.minPosterior) < speakerRedecodeBelow
 	rounds := 0
 	for rounds < t.speaker.rounds {
 		path, dir, err := t.speaker.estimate(ctx, passes, base, align, modelStreams)
@@ -487,6 +490,14 @@ func (t *Transcriber) adaptAndDecode(ctx context.Context, d *decoder, ch int, pa
 		}
 		rounds++
 		align, adapted = path, path
+		if redecode && rounds < t.speaker.rounds {
+			if err := d.setMLLR(path, t.identityPath); err != nil {
+				return err
+			}
+			if err := quickPass(ctx, d, passes); err != nil {
+				return err
+			}
+		}
 	}
 	if adapted != "" {
 		if err := d.setMLLR(adapted, t.identityPath); err != nil {
@@ -497,9 +508,23 @@ func (t *Transcriber) adaptAndDecode(ctx context.Context, d *decoder, ch int, pa
 		return err
 	}
 	if adapted != "" {
-		t.log.Debug("sphinx speaker adaptation", "channel", ch, "rounds", rounds, "elapsed_ms", time.Since(start).Milliseconds())
+		t.log.Debug("sphinx speaker adaptation", "channel", ch, "rounds", rounds, "redecoded", redecode, "elapsed_ms", time.Since(start).Milliseconds())
 	}
 	return nil
+}
+
+// quickPass decodes every region again on the decoder's quick search and
+// goes back to the active one.
+func quickPass(ctx context.Context, d *decoder, passes []regionPass) error {
+	full := d.activeSearch()
+	if err := d.useSearch(quickSearch); err != nil {
+		return err
+	}
+	err := decodePasses(ctx, d, passes)
+	if rerr := d.useSearch(full); err == nil {
+		err = rerr
+	}
+	return err
 }
 
 // decodePasses decodes every region's kept features again, replacing its words.
