@@ -58,8 +58,9 @@ type Config struct {
 	// SpeakerAdaptationPasses is how many times the channel's transform is
 	// estimated before the final decode: each round aligns the first pass's
 	// words with the previous round's transform (the first with the channel
-	// type's), so a round costs an alignment, not a decode (0 means
-	// DefaultSpeakerAdaptationPasses).
+	// type's), so a round costs an alignment, not a decode, except on a
+	// channel whose first pass was mostly unsure (speakerRedecodeBelow) (0
+	// means DefaultSpeakerAdaptationPasses).
 	SpeakerAdaptationPasses int
 	// SpeakerMinPosterior keeps only runs of words whose lattice posterior
 	// reaches it (and their frames) for the alignment, so the previous pass's

@@ -40,18 +40,21 @@
 // finds words; the runs of them heard with confidence are aligned to the
 // channel's own features by SphinxTrain's bw (with the channel type's
 // transform applied), mllr_solve estimates a transform for this speaker from
-// that alignment alone, a second round aligns the same words with that
-// transform and estimates again, and every region is decoded with the result
-// on the full search. No transcript is needed, so the first pass's errors
+// that alignment alone, a second round aligns words again with that
+// transform and estimates again (the first pass's words, or, when under half
+// of them were heard with confidence, words decoded again on the quick search
+// with the first transform), and every region is decoded with the result on
+// the full search. No transcript is needed, so the first pass's errors
 // reach the alignment; on the dev sets the speaker's own transform still beat
 // a half and half blend with the general one. A channel whose first pass has
 // fewer than 15 words (too few frames per parameter) is decoded again
 // unadapted on the full search. Supervised adaptation to the bench's own Agent
 // voice, measured once as a ceiling and never shipped, took the ASR dev set's
 // Agent channel from 24.4% to 18.2%; the unsupervised pass reaches 19.7%.
-// A channel adapted to costs about 2.1x the CPU of one decode (decoding after
-// every round cost 3.7x for nearly the same errors on dev); SphinxTrain
-// failing costs the channel its adaptation, never its transcript.
+// A clean channel adapted to costs about 2.1x the CPU of one decode (decoding
+// on the full search after every round cost 3.7x for nearly the same errors
+// on dev); SphinxTrain failing costs the channel its adaptation, never its
+// transcript.
 //
 // A job's keyterms (per-job vocabulary) are boosted by a tiny n-gram model
 // of the terms interpolated with those LMs in a search that lives for that
