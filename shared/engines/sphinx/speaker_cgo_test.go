@@ -31,9 +31,9 @@ func needSphinxTrain(t *testing.T) {
 	}
 }
 
-// speakerCall is one channel holding speakerLines by voice at rate, a second
-// of silence around each.
-func speakerCall(t *testing.T, voice string, rate int) ([]byte, string) {
+// speakerTrack is speakerLines by voice at rate, a second of silence around
+// each.
+func speakerTrack(t *testing.T, voice string, rate int) []int16 {
 	t.Helper()
 	var clips []clip
 	at := 1.0
@@ -42,7 +42,27 @@ func speakerCall(t *testing.T, voice string, rate int) ([]byte, string) {
 		clips = append(clips, clip{at, pcm})
 		at += float64(len(pcm))/float64(rate) + 1
 	}
-	return wavOf(t, rate, track(rate, at+1, clips...)), strings.Join(speakerLines, " ")
+	return track(rate, at+1, clips...)
+}
+
+// speakerCall is one channel holding speakerTrack, with its reference text.
+func speakerCall(t *testing.T, voice string, rate int) ([]byte, string) {
+	t.Helper()
+	return wavOf(t, rate, speakerTrack(t, voice, rate)), strings.Join(speakerLines, " ")
+}
+
+// adaptingTranscriber is a one-decoder transcriber with speaker adaptation
+// whose debug logs the test reads.
+func adaptingTranscriber(t *testing.T) (*Transcriber, *bytes.Buffer) {
+	t.Helper()
+	logs := new(bytes.Buffer)
+	tr, err := NewTranscriber(Config{Decoders: 1, SpeakerAdaptation: true,
+		Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tr.Close)
+	return tr, logs
 }
 
 func transcribeText(t *testing.T, tr *Transcriber, audio []byte) string {
@@ -59,13 +79,7 @@ func transcribeText(t *testing.T, tr *Transcriber, audio []byte) string {
 func TestSpeakerAdaptationAdaptsTelephoneChannels(t *testing.T) {
 	needSphinxTrain(t)
 	t.Parallel() // own one-decoder transcribers: another such test can use the other core
-	var logs bytes.Buffer
-	tr, err := NewTranscriber(Config{Decoders: 1, SpeakerAdaptation: true,
-		Logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tr.Close()
+	tr, logs := adaptingTranscriber(t)
 	for _, rate := range []int{8000, 16000} {
 		logs.Reset()
 		audio, ref := speakerCall(t, "slt", rate)
@@ -89,22 +103,9 @@ func TestSpeakerAdaptationAdaptsTelephoneChannels(t *testing.T) {
 func TestUnreliableFirstPassIsDecodedAgainBetweenRounds(t *testing.T) {
 	needSphinxTrain(t)
 	t.Parallel() // own one-decoder transcribers: another such test can use the other core
-	var logs bytes.Buffer
-	tr, err := NewTranscriber(Config{Decoders: 1, SpeakerAdaptation: true,
-		Logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tr.Close()
+	tr, logs := adaptingTranscriber(t)
 	const rate = 8000
-	var clips []clip
-	at := 1.0
-	for _, line := range speakerLines {
-		pcm := speak(t, "slt", line, rate)
-		clips = append(clips, clip{at, pcm})
-		at += float64(len(pcm))/rate + 1
-	}
-	audio := wavOf(t, rate, withNoise(track(rate, at+1, clips...), 200, 0))
+	audio := wavOf(t, rate, withNoise(speakerTrack(t, "slt", rate), 200, 0))
 	if got := transcribeText(t, tr, audio); got == "" {
 		t.Fatal("the noisy call decoded as nothing")
 	}
