@@ -67,7 +67,12 @@ type Config struct {
 	// likely errors do not steer the transform (0 means
 	// DefaultSpeakerMinPosterior; negative aligns every word).
 	SpeakerMinPosterior float64
-	SphinxTrainDir      string
+	// SpeakerVariancePrior is how many frames' worth of belief that the
+	// model's variances fit the speaker the channel's own variance scale is
+	// weighed against (variance.go) (0 means DefaultSpeakerVariancePrior;
+	// negative leaves the variances as they are).
+	SpeakerVariancePrior float64
+	SphinxTrainDir       string
 	// ConfidenceMap maps each word's lattice posterior to a calibrated
 	// confidence (confidence.go); nil means the built-in map
 	// (confidence_map.json). DisableConfidenceCalibration reports the
@@ -108,6 +113,12 @@ const (
 	// 215 for 2.1x the CPU of one decode instead of 3.7x.
 	DefaultSpeakerAdaptationPasses = 2
 	DefaultSpeakerMinPosterior     = 0.5
+	// DefaultSpeakerVariancePrior: chosen on the dev split and the LibriVox
+	// clips (infra/bench/README.md, "Accuracy by condition"). Errors before,
+	// without a prior and with 500 frames: tuned voices clean 152 / - / 149,
+	// through a line 210 / 195 / 204, formant voices 455 / - / 417, LibriVox
+	// 28 / 31 / 25 of 71.
+	DefaultSpeakerVariancePrior = 500.0
 	// speakerMinWords: a channel whose first pass has fewer words is decoded
 	// again without a speaker transform.
 	speakerMinWords = 15

@@ -5,6 +5,7 @@ package sphinx
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,7 +20,8 @@ import (
 // recognisers have long done it; the first pass's errors make the alignment
 // noisy, so the channel's own transform is blended with the channel type's
 // general one (weight: the channel's share) and channels with few words keep
-// the first pass.
+// the first pass. The transform also narrows the model's variances to the
+// speaker's spread (variance.go).
 type speakerAdapter struct {
 	tools, model, dict, dir string
 	weight                  float64
@@ -28,6 +30,11 @@ type speakerAdapter struct {
 	rounds       int
 	minPosterior float64
 	seq          atomic.Int64
+	// variancePrior is Config's SpeakerVariancePrior with its default
+	// applied (negative: no variance scale); means and vars are the model's
+	// Gaussians it is estimated against.
+	variancePrior float64
+	means, vars   *gaussianParams
 }
 
 // newSpeakerAdapter prepares SphinxTrain's copy of the model in dir.
@@ -41,6 +48,13 @@ func newSpeakerAdapter(tools, hmm, dict, dir string, weight float64) (*speakerAd
 	if err := PrepareTrainingModel(hmm, s.model); err != nil {
 		return nil, fmt.Errorf("sphinx: preparing the model for speaker adaptation: %w", err)
 	}
+	var err error
+	if s.means, err = readGaussianParams(filepath.Join(s.model, "means")); err != nil {
+		return nil, fmt.Errorf("sphinx: reading the model for speaker adaptation: %w", err)
+	}
+	if s.vars, err = readGaussianParams(filepath.Join(s.model, "variances")); err != nil {
+		return nil, fmt.Errorf("sphinx: reading the model for speaker adaptation: %w", err)
+	}
 	return s, nil
 }
 
@@ -51,24 +65,25 @@ type regionPass struct {
 }
 
 // estimate returns the file of the channel's blended transform, or "" when
-// the channel has too few words to adapt to. base is the channel type's
+// the channel has too few words to adapt to, and the variance scale it
+// carries (each stream's mean; nil without one). base is the channel type's
 // general transform (nil: none, the identity) and alignPath the transform the
 // words are aligned with ("" for none: the channel type's, or the previous
 // round's); the caller removes the returned file's directory (the second
 // value). With s.minPosterior above zero only runs of words whose posterior
 // reaches it are aligned, each as an utterance of its own frames.
-func (s *speakerAdapter) estimate(ctx context.Context, passes []regionPass, base *MLLR, alignPath string, streams []int) (path, dir string, err error) {
+func (s *speakerAdapter) estimate(ctx context.Context, passes []regionPass, base *MLLR, alignPath string, streams []int) (path, dir string, scale []float64, err error) {
 	n := 0
 	for _, p := range passes {
 		n += len(p.words)
 	}
 	if n < speakerMinWords {
-		return "", "", nil
+		return "", "", nil, nil
 	}
 	dir = filepath.Join(s.dir, fmt.Sprintf("channel-%d", s.seq.Add(1)))
 	accum := filepath.Join(dir, "accum")
 	if err := os.MkdirAll(accum, 0o700); err != nil {
-		return "", dir, err
+		return "", dir, nil, err
 	}
 	var ctl, lsn strings.Builder
 	utts := 0
@@ -76,7 +91,7 @@ func (s *speakerAdapter) estimate(ctx context.Context, passes []regionPass, base
 		for j, u := range alignmentUtterances(p, s.minPosterior, streams[0]) {
 			id := fmt.Sprintf("r%04d-%02d", i, j)
 			if err := WriteMFC(filepath.Join(dir, id+".mfc"), u.cep); err != nil {
-				return "", dir, err
+				return "", dir, nil, err
 			}
 			fmt.Fprintln(&ctl, id)
 			fmt.Fprintf(&lsn, "<s> %s </s> (%s)\n", strings.Join(u.words, " "), id)
@@ -84,34 +99,52 @@ func (s *speakerAdapter) estimate(ctx context.Context, passes []regionPass, base
 		}
 	}
 	if utts == 0 {
-		return "", dir, nil
+		return "", dir, nil, nil
 	}
 	ctlPath, lsnPath := filepath.Join(dir, "fileids"), filepath.Join(dir, "transcription")
 	if err := os.WriteFile(ctlPath, []byte(ctl.String()), 0o600); err != nil {
-		return "", dir, err
+		return "", dir, nil, err
 	}
 	if err := os.WriteFile(lsnPath, []byte(lsn.String()), 0o600); err != nil {
-		return "", dir, err
+		return "", dir, nil, err
 	}
 	if err := RunBW(ctx, s.tools, s.model, s.dict, ctlPath, lsnPath, dir, accum, alignPath, filepath.Join(dir, "bw.log")); err != nil {
-		return "", dir, err
+		return "", dir, nil, err
 	}
 	own, err := SolveMLLR(ctx, s.tools, s.model, accum, filepath.Join(dir, "own.mllr"), filepath.Join(dir, "mllr_solve.log"))
 	if err != nil {
-		return "", dir, err
+		return "", dir, nil, err
 	}
 	if own.Classes != 1 {
-		return "", dir, fmt.Errorf("sphinx: mllr_solve wrote %d classes for the channel, want 1", own.Classes)
+		return "", dir, nil, fmt.Errorf("sphinx: mllr_solve wrote %d classes for the channel, want 1", own.Classes)
 	}
 	if err := own.checkStreams(streams); err != nil {
-		return "", dir, fmt.Errorf("sphinx: the channel's MLLR transform does not fit the model: %w", err)
+		return "", dir, nil, fmt.Errorf("sphinx: the channel's MLLR transform does not fit the model: %w", err)
 	}
 	if base == nil {
 		base = identityMLLR(streams)
 	}
 	blended := blendMLLR(own, base, s.weight)
+	if s.variancePrior >= 0 {
+		counts, err := readGaussianCounts(filepath.Join(accum, "gauden_counts"))
+		if err != nil {
+			return "", dir, nil, fmt.Errorf("sphinx: reading bw's statistics for the variance scale: %w", err)
+		}
+		h, _, err := varianceScale(blended, s.means, s.vars, counts, s.variancePrior)
+		if err != nil {
+			return "", dir, nil, fmt.Errorf("sphinx: %w", err)
+		}
+		blended.setVarianceScale(h)
+		for _, row := range h {
+			var sum float64
+			for _, v := range row {
+				sum += v
+			}
+			scale = append(scale, math.Round(100*sum/float64(len(row)))/100)
+		}
+	}
 	path = filepath.Join(dir, "blended.mllr")
-	return path, dir, os.WriteFile(path, blended.Format(), 0o600)
+	return path, dir, scale, os.WriteFile(path, blended.Format(), 0o600)
 }
 
 // alignmentUtterance is a stretch of a region's features with the words

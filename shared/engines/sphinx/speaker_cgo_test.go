@@ -5,6 +5,7 @@ package sphinx
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"os"
@@ -65,6 +66,24 @@ func adaptingTranscriber(t *testing.T) (*Transcriber, *bytes.Buffer) {
 	return tr, logs
 }
 
+// adaptationLog is the debug line speaker adaptation logged for a channel.
+func adaptationLog(t *testing.T, logs *bytes.Buffer) (line struct {
+	Rounds        int       `json:"rounds"`
+	VarianceScale []float64 `json:"variance_scale"`
+}) {
+	t.Helper()
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(l, `"msg":"sphinx speaker adaptation"`) {
+			if err := json.Unmarshal([]byte(l), &line); err != nil {
+				t.Fatal(err)
+			}
+			return line
+		}
+	}
+	t.Fatalf("no speaker adaptation logged:\n%s", logs.String())
+	return line
+}
+
 func transcribeText(t *testing.T, tr *Transcriber, audio []byte) string {
 	t.Helper()
 	res, err := tr.Transcribe(context.Background(), callscribe.TranscriptionRequest{Audio: audio})
@@ -93,6 +112,19 @@ func TestSpeakerAdaptationAdaptsTelephoneChannels(t *testing.T) {
 		}
 		if adapted && !strings.Contains(logs.String(), `"redecoded":false`) {
 			t.Errorf("%d Hz: a clean channel was decoded again between rounds; logs:\n%s", rate, logs.String())
+		}
+		if adapted {
+			// One speaker's frames spread less than the speaker-independent
+			// model's Gaussians: each stream's variance scale is under 1.
+			scale := adaptationLog(t, logs).VarianceScale
+			if len(scale) != 3 {
+				t.Errorf("%d Hz: variance scale %v, want one per stream", rate, scale)
+			}
+			for i, v := range scale {
+				if v <= minVarianceScale || v >= 1 {
+					t.Errorf("%d Hz: stream %d's variance scale %v, want between %v and 1", rate, i, v, minVarianceScale)
+				}
+			}
 		}
 	}
 }

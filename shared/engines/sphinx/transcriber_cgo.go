@@ -163,6 +163,10 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 		if t.speaker.minPosterior == 0 {
 			t.speaker.minPosterior = DefaultSpeakerMinPosterior
 		}
+		t.speaker.variancePrior = cfg.SpeakerVariancePrior
+		if t.speaker.variancePrior == 0 {
+			t.speaker.variancePrior = DefaultSpeakerVariancePrior
+		}
 	}
 	if len(transforms) > 0 || t.speaker != nil {
 		t.identityPath = filepath.Join(dir, "identity.mllr")
@@ -469,10 +473,11 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 func (t *Transcriber) adaptAndDecode(ctx context.Context, d *decoder, ch int, passes []regionPass, base *MLLR, basePath string) error {
 	start := time.Now()
 	align, adapted := basePath, ""
+	var varianceScale []float64
 	redecode := confidentShare(passes, t.speaker.minPosterior) < speakerRedecodeBelow
 	rounds := 0
 	for rounds < t.speaker.rounds {
-		path, dir, err := t.speaker.estimate(ctx, passes, base, align, modelStreams)
+		path, dir, scale, err := t.speaker.estimate(ctx, passes, base, align, modelStreams)
 		if dir != "" {
 			// The transform aligns the next round's words, so its directory
 			// goes only when the channel is done.
@@ -489,7 +494,7 @@ func (t *Transcriber) adaptAndDecode(ctx context.Context, d *decoder, ch int, pa
 			break
 		}
 		rounds++
-		align, adapted = path, path
+		align, adapted, varianceScale = path, path, scale
 		if redecode && rounds < t.speaker.rounds {
 			if err := d.setMLLR(path, t.identityPath); err != nil {
 				return err
@@ -508,7 +513,7 @@ func (t *Transcriber) adaptAndDecode(ctx context.Context, d *decoder, ch int, pa
 		return err
 	}
 	if adapted != "" {
-		t.log.Debug("sphinx speaker adaptation", "channel", ch, "rounds", rounds, "redecoded", redecode, "elapsed_ms", time.Since(start).Milliseconds())
+		t.log.Debug("sphinx speaker adaptation", "channel", ch, "rounds", rounds, "redecoded", redecode, "variance_scale", varianceScale, "elapsed_ms", time.Since(start).Milliseconds())
 	}
 	return nil
 }

@@ -95,6 +95,7 @@ func main() {
 	speakerWeight := flag.Float64("speaker-weight", 0, "the channel's own transform's share in speaker adaptation (0 default)")
 	speakerPasses := flag.Int("speaker-passes", 0, "speaker adaptation rounds before the final decode (0 default)")
 	speakerMinPosterior := flag.Float64("speaker-min-posterior", 0, "align only runs of words with at least this posterior for speaker adaptation (0 default, negative: every word)")
+	speakerVariancePrior := flag.Float64("speaker-variance-prior", 0, "frames of prior belief in the model's variances against each speaker's variance scale (0 default, negative: no variance scale)")
 	verbose := flag.Bool("v", false, "print each hypothesis")
 	wordsOut := flag.String("words-out", "", "write each recognised word (its raw lattice posterior, duration, rate, and whether the alignment to the reference pairs it with the same word) to this JSON-lines file, for cmd/confidence")
 	flag.IntVar(&onlyChannel, "only-channel", -1, "decode only this channel of each call (WAV): the other is silenced, so its WER and the RTF do not count (a quicker look at one channel)")
@@ -102,7 +103,7 @@ func main() {
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	cfg := sphinx.Config{Decoders: 1, DomainLMWeight: *weight, VADThreshold: *vad, DisableNarrowbandMap: *noMap, DisableVoiceBand: *noVoiceBand, KeytermWeight: *keytermWeight, DisableNarrowbandMLLR: *noMLLR,
 		SpeakerAdaptation: !*noSpeaker, SpeakerAdaptationWeight: *speakerWeight,
-		SpeakerAdaptationPasses: *speakerPasses, SpeakerMinPosterior: *speakerMinPosterior}
+		SpeakerAdaptationPasses: *speakerPasses, SpeakerMinPosterior: *speakerMinPosterior, SpeakerVariancePrior: *speakerVariancePrior}
 	if *domainText != "" {
 		b, err := os.ReadFile(*domainText)
 		if err != nil {

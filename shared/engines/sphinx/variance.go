@@ -1,0 +1,277 @@
+package sphinx
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+)
+
+// An MLLR transform also carries a variance scale h per stream and
+// dimension, which PocketSphinx multiplies into every Gaussian's variance
+// when it applies the transform; mllr_solve leaves it at 1. varianceScale
+// estimates it for one speaker from bw's statistics: how far the speaker's
+// aligned frames spread around the transformed means, in units of the
+// model's variances, over every Gaussian they were aligned to. A
+// speaker-independent model's Gaussians are wider than one speaker's frames
+// spread (0.4-1.2 by dimension, most under 0.9, on two dev calls' channels
+// through a line), and a mean transform cannot narrow them: with the scale
+// the model scores this speaker's sounds more sharply. The estimate is pulled
+// towards 1 by a prior worth a number of frames (Config.SpeakerVariancePrior),
+// so a channel with little confident speech (a LibriVox clip: 350-450
+// aligned frames) keeps much of the model's width while a call's channel
+// (700-1,600 frames) gets most of its own. Without the prior the clips lost
+// words (28 of 71 wrong before, 31 after) while calls gained.
+
+// gaussianParams are a SphinxTrain Gaussian parameter file's vectors (means
+// or variances): codebook by stream by density, each a vector of its
+// stream's length, in file order.
+type gaussianParams struct {
+	codebooks, densities int
+	streams              []int
+	values               []float32
+}
+
+// at returns the vector of one codebook's density in one stream.
+func (g *gaussianParams) at(cb, stream, density int) []float32 {
+	blk := 0
+	for _, n := range g.streams {
+		blk += n
+	}
+	off := cb * g.densities * blk
+	for s := 0; s < stream; s++ {
+		off += g.densities * g.streams[s]
+	}
+	off += density * g.streams[stream]
+	return g.values[off : off+g.streams[stream]]
+}
+
+// s3Reader reads the body of a SphinxTrain binary file after its text header
+// and byte-order mark.
+type s3Reader struct {
+	b     []byte
+	order binary.ByteOrder
+}
+
+func newS3Reader(b []byte) (*s3Reader, error) {
+	if !bytes.HasPrefix(b, []byte("s3\n")) {
+		return nil, errors.New("not a SphinxTrain binary file")
+	}
+	i := bytes.Index(b, []byte("endhdr\n"))
+	if i < 0 || len(b) < i+7+4 {
+		return nil, errors.New("SphinxTrain file: no end of header")
+	}
+	b = b[i+7:]
+	r := &s3Reader{b: b[4:]}
+	switch {
+	case binary.LittleEndian.Uint32(b) == 0x11223344:
+		r.order = binary.LittleEndian
+	case binary.BigEndian.Uint32(b) == 0x11223344:
+		r.order = binary.BigEndian
+	default:
+		return nil, errors.New("SphinxTrain file: bad byte-order mark")
+	}
+	return r, nil
+}
+
+func (r *s3Reader) uint() (int, error) {
+	if len(r.b) < 4 {
+		return 0, errors.New("SphinxTrain file: truncated")
+	}
+	v := r.order.Uint32(r.b)
+	r.b = r.b[4:]
+	if v > 1<<28 {
+		return 0, fmt.Errorf("SphinxTrain file: implausible count %d", v)
+	}
+	return int(v), nil
+}
+
+// floats reads a count-prefixed array and checks the count.
+func (r *s3Reader) floats(want int) ([]float32, error) {
+	n, err := r.uint()
+	if err != nil {
+		return nil, err
+	}
+	if n != want || len(r.b) < 4*n {
+		return nil, fmt.Errorf("SphinxTrain file: %d values where %d were expected", n, want)
+	}
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = math.Float32frombits(r.order.Uint32(r.b[4*i:]))
+	}
+	r.b = r.b[4*n:]
+	return out, nil
+}
+
+// readGaussianParams reads a means or variances file.
+func readGaussianParams(path string) (*gaussianParams, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := newS3Reader(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	g := &gaussianParams{}
+	var nStreams int
+	for _, p := range []*int{&g.codebooks, &nStreams, &g.densities} {
+		if *p, err = r.uint(); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	blk := 0
+	for i := 0; i < nStreams; i++ {
+		n, err := r.uint()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		g.streams = append(g.streams, n)
+		blk += n
+	}
+	if g.values, err = r.floats(g.codebooks * g.densities * blk); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return g, nil
+}
+
+// gaussianCounts are bw's statistics per Gaussian (gauden_counts): the
+// occupancy-weighted sums of the frames (mean) and of their squares (sq),
+// and the occupancies themselves (occ, one per codebook, stream, density).
+type gaussianCounts struct {
+	mean, sq *gaussianParams
+	occ      []float32
+}
+
+// readGaussianCounts reads bw's gauden_counts, written with means and
+// variances re-estimated in one pass (bw's defaults: the squares are of the
+// frames themselves, not of their distances to the old means).
+func readGaussianCounts(path string) (*gaussianCounts, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := newS3Reader(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var hasMeans, hasVars, twoPass, codebooks, densities, nStreams int
+	for _, p := range []*int{&hasMeans, &hasVars, &twoPass, &codebooks, &densities, &nStreams} {
+		if *p, err = r.uint(); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	if hasMeans != 1 || hasVars != 1 || twoPass != 0 {
+		return nil, fmt.Errorf("%s: want one-pass sums of frames and squares (means %d, variances %d, two-pass %d)", path, hasMeans, hasVars, twoPass)
+	}
+	streams := make([]int, nStreams)
+	blk := 0
+	for i := range streams {
+		if streams[i], err = r.uint(); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		blk += streams[i]
+	}
+	c := &gaussianCounts{
+		mean: &gaussianParams{codebooks: codebooks, densities: densities, streams: streams},
+		sq:   &gaussianParams{codebooks: codebooks, densities: densities, streams: streams},
+	}
+	if c.mean.values, err = r.floats(codebooks * densities * blk); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if c.sq.values, err = r.floats(codebooks * densities * blk); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for _, want := range []int{codebooks, nStreams, densities} {
+		if n, err := r.uint(); err != nil || n != want {
+			return nil, fmt.Errorf("%s: occupancy dimensions do not match the sums", path)
+		}
+	}
+	if c.occ, err = r.floats(codebooks * nStreams * densities); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// Variance scales are kept within these bounds: a channel's statistics are
+// a minute of speech, and a scale far from 1 means they are not to be trusted.
+const (
+	minVarianceScale = 0.25
+	maxVarianceScale = 4.0
+	// varianceFloor is PocketSphinx's default -varfloor, applied to the
+	// model's variances as it loads them.
+	varianceFloor = 1e-4
+)
+
+// varianceScale returns, per stream, the scale of each dimension's variances
+// that makes the aligned frames likeliest around the means m moves the model's
+// to: the mean, over every frame and Gaussian it was aligned to, of the
+// squared distance to the moved mean in units of the Gaussian's variance,
+// with priorFrames frames more at distance 1 (a prior that the scale is 1).
+// frames is the statistics' occupancy (aligned frames).
+func varianceScale(m *MLLR, means, vars *gaussianParams, c *gaussianCounts, priorFrames float64) (h [][]float64, frames float64, err error) {
+	if m.Classes != 1 {
+		return nil, 0, fmt.Errorf("variance scale: %d MLLR classes, want 1", m.Classes)
+	}
+	for _, g := range []*gaussianParams{vars, c.mean, c.sq} {
+		if g.codebooks != means.codebooks || g.densities != means.densities || len(g.streams) != len(means.streams) {
+			return nil, 0, errors.New("variance scale: the statistics do not fit the model")
+		}
+	}
+	if err := m.checkStreams(means.streams); err != nil {
+		return nil, 0, err
+	}
+	h = make([][]float64, len(means.streams))
+	at := 0
+	for s, n := range means.streams {
+		A := m.Values[at : at+n*n]
+		b := m.Values[at+n*n : at+n*n+n]
+		at += n*n + 2*n
+		num := make([]float64, n)
+		var den float64
+		moved := make([]float64, n)
+		for cb := 0; cb < means.codebooks; cb++ {
+			for d := 0; d < means.densities; d++ {
+				occ := float64(c.occ[(cb*len(means.streams)+s)*means.densities+d])
+				if occ <= 1e-6 {
+					continue
+				}
+				mu, v := means.at(cb, s, d), vars.at(cb, s, d)
+				sum, sq := c.mean.at(cb, s, d), c.sq.at(cb, s, d)
+				for l := 0; l < n; l++ {
+					acc := b[l]
+					for k := 0; k < n; k++ {
+						acc += A[l*n+k] * float64(mu[k])
+					}
+					moved[l] = acc
+				}
+				for l := 0; l < n; l++ {
+					// Σγ(x-μ')² = Σγx² - 2μ'Σγx + μ'²Σγ
+					dist := float64(sq[l]) - 2*moved[l]*float64(sum[l]) + moved[l]*moved[l]*occ
+					num[l] += max(dist, 0) / max(float64(v[l]), varianceFloor)
+				}
+				den += occ
+			}
+		}
+		if den <= 0 {
+			return nil, 0, errors.New("variance scale: no frames were aligned")
+		}
+		h[s] = make([]float64, n)
+		for l := range num {
+			h[s][l] = min(max((num[l]+priorFrames)/(den+priorFrames), minVarianceScale), maxVarianceScale)
+		}
+		frames = den
+	}
+	return h, frames, nil
+}
+
+// setVarianceScale writes h into the transform's variance scales.
+func (m *MLLR) setVarianceScale(h [][]float64) {
+	at := 0
+	for s, n := range m.Streams {
+		copy(m.Values[at+n*n+n:at+n*n+2*n], h[s])
+		at += n*n + 2*n
+	}
+}
