@@ -67,10 +67,11 @@ type Config struct {
 	// likely errors do not steer the transform (0 means
 	// DefaultSpeakerMinPosterior; negative aligns every word).
 	SpeakerMinPosterior float64
-	// SpeakerVariancePrior is how many frames' worth of belief that the
-	// model's variances fit the speaker the channel's own variance scale is
-	// weighed against (variance.go) (0 means DefaultSpeakerVariancePrior;
-	// negative leaves the variances as they are).
+	// SpeakerVariancePrior is the weight, in frames, of the belief that the
+	// model's variances fit the speaker: the channel's variance scale
+	// (variance.go) is its aligned frames' estimate averaged with 1 counted
+	// that many times (0 means DefaultSpeakerVariancePrior; negative leaves
+	// the variances as they are).
 	SpeakerVariancePrior float64
 	SphinxTrainDir       string
 	// ConfidenceMap maps each word's lattice posterior to a calibrated
