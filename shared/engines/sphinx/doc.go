@@ -44,7 +44,10 @@
 // transform and estimates again (the first pass's words, or, when under half
 // of them were heard with confidence, words decoded again on the quick search
 // with the first transform), and every region is decoded with the result on
-// the full search. No transcript is needed, so the first pass's errors
+// the full search. The transform also scales the model's variances to how far
+// this speaker's frames spread around the moved means (variance.go), pulled
+// towards the model's own by a prior so short channels keep most of the
+// model's width. No transcript is needed, so the first pass's errors
 // reach the alignment; on the dev sets the speaker's own transform still beat
 // a half and half blend with the general one. A channel whose first pass has
 // fewer than 15 words (too few frames per parameter) is decoded again
