@@ -260,7 +260,12 @@ func varianceScale(m *MLLR, means, vars *gaussianParams, c *gaussianCounts, prio
 		}
 		h[s] = make([]float64, n)
 		for l := range num {
-			h[s][l] = min(max((num[l]+priorFrames)/(den+priorFrames), minVarianceScale), maxVarianceScale)
+			v := (num[l] + priorFrames) / (den + priorFrames)
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				// min and max would pass a NaN on to every variance.
+				return nil, 0, fmt.Errorf("variance scale: stream %d dimension %d is not a number", s, l)
+			}
+			h[s][l] = min(max(v, minVarianceScale), maxVarianceScale)
 		}
 		frames = den
 	}

@@ -134,6 +134,15 @@ func TestVarianceScaleRejectsMismatchedStatistics(t *testing.T) {
 	if _, _, err := varianceScale(identityMLLR([]int{2}), mp, mp, c, 0); err == nil {
 		t.Error("three densities of statistics against a two-density model: no error")
 	}
+	// Sums that are not numbers give an error, not NaN variances.
+	nan := float32(math.NaN())
+	writeGaussianCounts(t, filepath.Join(dir, "nan"), 1, 2, []int{2}, []float32{nan, 0, 0, 0}, make([]float32, 4), []float32{1, 1})
+	if c, err = readGaussianCounts(filepath.Join(dir, "nan")); err != nil {
+		t.Fatal(err)
+	}
+	if h, _, err := varianceScale(identityMLLR([]int{2}), mp, mp, c, DefaultSpeakerVariancePrior); err == nil {
+		t.Errorf("sums that are not numbers: scale %v, no error", h)
+	}
 	os.WriteFile(filepath.Join(dir, "short"), []byte("s3\nendhdr\n\x44\x33\x22\x11\x01\x00"), 0o600)
 	if _, err := readGaussianCounts(filepath.Join(dir, "short")); err == nil {
 		t.Error("a truncated file: no error")
