@@ -73,7 +73,7 @@ static int mix_lm(ps_decoder_t *ps, const char *stock_path, const char *domain_p
 	char *names[2] = {"stock", "domain"};
 	float32 weights[2] = {1.0f - domain_weight, domain_weight};
 	ngram_model_t *set = ngram_model_set_init(config, models, names, weights, 2);
-	if (set == NULL) return -3;
+	if (set == NULL) { ngram_model_free(models[0]); ngram_model_free(models[1]); return -3; }
 	int rc = set_searches(ps, "mixed", set, quick);
 	ngram_model_free(set);
 	return rc < 0 ? rc - 10 : 0;
