@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 )
 
 // An MLLR transform also carries a variance scale h per stream and
@@ -32,6 +33,11 @@ type gaussianParams struct {
 	codebooks, densities int
 	streams              []int
 	values               []float32
+}
+
+// sameShape reports whether o has g's codebooks, densities and streams.
+func (g *gaussianParams) sameShape(o *gaussianParams) bool {
+	return g.codebooks == o.codebooks && g.densities == o.densities && slices.Equal(g.streams, o.streams)
 }
 
 // at returns the vector of one codebook's density in one stream.
@@ -88,6 +94,21 @@ func (r *s3Reader) uint() (int, error) {
 	return int(v), nil
 }
 
+// lengths reads n stream lengths and returns them with their sum.
+func (r *s3Reader) lengths(n int) ([]int, int, error) {
+	out := make([]int, n)
+	sum := 0
+	for i := range out {
+		v, err := r.uint()
+		if err != nil {
+			return nil, 0, err
+		}
+		out[i] = v
+		sum += v
+	}
+	return out, sum, nil
+}
+
 // floats reads a count-prefixed array and checks the count.
 func (r *s3Reader) floats(want int) ([]float32, error) {
 	n, err := r.uint()
@@ -105,34 +126,45 @@ func (r *s3Reader) floats(want int) ([]float32, error) {
 	return out, nil
 }
 
-// readGaussianParams reads a means or variances file.
-func readGaussianParams(path string) (*gaussianParams, error) {
+// readS3 reads a SphinxTrain binary file and parses its body with parse;
+// errors in the body name the file.
+func readS3(path string, parse func(*s3Reader) error) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	r, err := newS3Reader(b)
+	if err == nil {
+		err = parse(r)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", path, err)
 	}
+	return nil
+}
+
+// readGaussianParams reads a means or variances file: the codebook, stream
+// and density counts, the stream lengths, then the vectors.
+func readGaussianParams(path string) (*gaussianParams, error) {
 	g := &gaussianParams{}
-	var nStreams int
-	for _, p := range []*int{&g.codebooks, &nStreams, &g.densities} {
-		if *p, err = r.uint(); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+	err := readS3(path, func(r *s3Reader) error {
+		var nStreams int
+		for _, p := range []*int{&g.codebooks, &nStreams, &g.densities} {
+			var err error
+			if *p, err = r.uint(); err != nil {
+				return err
+			}
 		}
-	}
-	blk := 0
-	for i := 0; i < nStreams; i++ {
-		n, err := r.uint()
+		streams, blk, err := r.lengths(nStreams)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return err
 		}
-		g.streams = append(g.streams, n)
-		blk += n
-	}
-	if g.values, err = r.floats(g.codebooks * g.densities * blk); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		g.streams = streams
+		g.values, err = r.floats(g.codebooks * g.densities * blk)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return g, nil
 }
@@ -149,48 +181,40 @@ type gaussianCounts struct {
 // variances re-estimated in one pass (bw's defaults: the squares are of the
 // frames themselves, not of their distances to the old means).
 func readGaussianCounts(path string) (*gaussianCounts, error) {
-	b, err := os.ReadFile(path)
+	c := &gaussianCounts{}
+	err := readS3(path, func(r *s3Reader) error {
+		var hasMeans, hasVars, twoPass, codebooks, densities, nStreams int
+		for _, p := range []*int{&hasMeans, &hasVars, &twoPass, &codebooks, &densities, &nStreams} {
+			var err error
+			if *p, err = r.uint(); err != nil {
+				return err
+			}
+		}
+		if hasMeans != 1 || hasVars != 1 || twoPass != 0 {
+			return fmt.Errorf("want one-pass sums of frames and squares (means %d, variances %d, two-pass %d)", hasMeans, hasVars, twoPass)
+		}
+		streams, blk, err := r.lengths(nStreams)
+		if err != nil {
+			return err
+		}
+		c.mean = &gaussianParams{codebooks: codebooks, densities: densities, streams: streams}
+		c.sq = &gaussianParams{codebooks: codebooks, densities: densities, streams: streams}
+		if c.mean.values, err = r.floats(codebooks * densities * blk); err != nil {
+			return err
+		}
+		if c.sq.values, err = r.floats(codebooks * densities * blk); err != nil {
+			return err
+		}
+		for _, want := range []int{codebooks, nStreams, densities} {
+			if n, err := r.uint(); err != nil || n != want {
+				return errors.New("occupancy dimensions do not match the sums")
+			}
+		}
+		c.occ, err = r.floats(codebooks * nStreams * densities)
+		return err
+	})
 	if err != nil {
 		return nil, err
-	}
-	r, err := newS3Reader(b)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	var hasMeans, hasVars, twoPass, codebooks, densities, nStreams int
-	for _, p := range []*int{&hasMeans, &hasVars, &twoPass, &codebooks, &densities, &nStreams} {
-		if *p, err = r.uint(); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-	}
-	if hasMeans != 1 || hasVars != 1 || twoPass != 0 {
-		return nil, fmt.Errorf("%s: want one-pass sums of frames and squares (means %d, variances %d, two-pass %d)", path, hasMeans, hasVars, twoPass)
-	}
-	streams := make([]int, nStreams)
-	blk := 0
-	for i := range streams {
-		if streams[i], err = r.uint(); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		blk += streams[i]
-	}
-	c := &gaussianCounts{
-		mean: &gaussianParams{codebooks: codebooks, densities: densities, streams: streams},
-		sq:   &gaussianParams{codebooks: codebooks, densities: densities, streams: streams},
-	}
-	if c.mean.values, err = r.floats(codebooks * densities * blk); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if c.sq.values, err = r.floats(codebooks * densities * blk); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	for _, want := range []int{codebooks, nStreams, densities} {
-		if n, err := r.uint(); err != nil || n != want {
-			return nil, fmt.Errorf("%s: occupancy dimensions do not match the sums", path)
-		}
-	}
-	if c.occ, err = r.floats(codebooks * nStreams * densities); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return c, nil
 }
@@ -216,7 +240,7 @@ func varianceScale(m *MLLR, means, vars *gaussianParams, c *gaussianCounts, prio
 		return nil, 0, fmt.Errorf("variance scale: %d MLLR classes, want 1", m.Classes)
 	}
 	for _, g := range []*gaussianParams{vars, c.mean, c.sq} {
-		if g.codebooks != means.codebooks || g.densities != means.densities || len(g.streams) != len(means.streams) {
+		if !means.sameShape(g) {
 			return nil, 0, errors.New("variance scale: the statistics do not fit the model")
 		}
 	}

@@ -126,13 +126,22 @@ func TestVarianceScaleRejectsMismatchedStatistics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeGaussianCounts(t, filepath.Join(dir, "gauden_counts"), 1, 3, []int{2}, make([]float32, 6), make([]float32, 6), make([]float32, 3))
+	writeGaussianCounts(t, filepath.Join(dir, "gauden_counts"), 1, 3, []int{2}, make([]float32, 6), make([]float32, 6), []float32{1, 1, 1})
 	c, err := readGaussianCounts(filepath.Join(dir, "gauden_counts"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := varianceScale(identityMLLR([]int{2}), mp, mp, c, 0); err == nil {
 		t.Error("three densities of statistics against a two-density model: no error")
+	}
+	// Nor do statistics whose stream is longer than the model's (indexing it
+	// by the model's shape would run past the sums).
+	writeGaussianCounts(t, filepath.Join(dir, "long"), 1, 2, []int{3}, make([]float32, 6), make([]float32, 6), []float32{1, 1})
+	if c, err = readGaussianCounts(filepath.Join(dir, "long")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := varianceScale(identityMLLR([]int{2}), mp, mp, c, 0); err == nil {
+		t.Error("a three-long stream of statistics against a two-long model stream: no error")
 	}
 	// Sums that are not numbers give an error, not NaN variances.
 	nan := float32(math.NaN())
