@@ -73,7 +73,15 @@ type Config struct {
 	// that many times (0 means DefaultSpeakerVariancePrior; negative leaves
 	// the variances as they are).
 	SpeakerVariancePrior float64
-	SphinxTrainDir       string
+	// SpeakerWarpFactors are the frequency warps (warp.go) tried for each
+	// adapted channel besides none (1): the channel's features are those of
+	// the warp its first-pass words align to best. nil means
+	// DefaultSpeakerWarpFactors; a list without a factor other than 1 tries
+	// none. SpeakerWarpMargin is how much higher, in log-likelihood per frame,
+	// a warp's alignment must score than the unwarped one's to be chosen.
+	SpeakerWarpFactors []float64
+	SpeakerWarpMargin  float64
+	SphinxTrainDir     string
 	// ConfidenceMap maps each word's lattice posterior to a calibrated
 	// confidence (confidence.go); nil means the built-in map
 	// (confidence_map.json). DisableConfidenceCalibration reports the

@@ -47,13 +47,19 @@
 // the full search. The transform also scales the model's variances to how far
 // this speaker's frames spread around the moved means (variance.go), pulled
 // towards the model's own by a prior so short channels keep most of the
-// model's width. No transcript is needed, so the first pass's errors
-// reach the alignment; on the dev sets the speaker's own transform still beat
-// a half and half blend with the general one. A channel whose first pass has
-// fewer than 15 words (too few frames per parameter) is decoded again
-// unadapted on the full search. Supervised adaptation to the bench's own Agent
-// voice, measured once as a ceiling and never shipped, took the ASR dev set's
-// Agent channel from 24.4% to 18.2%; the unsupervised pass reaches 19.7%.
+// model's width. Before the rounds, the channel's frequency warp is chosen
+// (warp.go): the first pass's confident words are aligned to the channel's
+// features from front ends whose mel filters are warped by a few percent, and
+// the features that align with the highest likelihood are the ones adapted to
+// and decoded, so a voice whose formants sit off the model's middle is moved
+// towards it before its transform is estimated. No transcript is needed, so
+// the first pass's errors reach the alignment; on the dev sets the speaker's
+// own transform still beat a half and half blend with the general one. A
+// channel whose first pass has fewer than 15 words (too few frames per
+// parameter) is decoded again unadapted on the full search. Supervised
+// adaptation to the bench's own Agent voice, measured once as a ceiling and
+// never shipped, took the ASR dev set's Agent channel from 24.4% to 18.2%;
+// the unsupervised pass reaches 19.7%.
 // A clean channel adapted to costs about 2.1x the CPU of one decode (decoding
 // on the full search after every round cost 3.7x for nearly the same errors
 // on dev); SphinxTrain failing costs the channel its adaptation, never its

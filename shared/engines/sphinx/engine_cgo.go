@@ -100,12 +100,18 @@ static int decode_utt(ps_decoder_t *ps, const int16 *samples, size_t n) {
 // end, exactly as ps_process_raw would (same parameters: the model's
 // feat.params), so they can be transformed before decode_cep. The frames are
 // one contiguous block (ckd_calloc_2d); the caller frees them with free_cep.
+static mfcc_t **fe_cepstra(fe_t *fe, const int16 *samples, size_t n, int *out_nfr);
 static mfcc_t **utt_cepstra(ps_decoder_t *ps, const int16 *samples, size_t n, int *out_nfr) {
-	fe_t *fe = ps_get_fe(ps);
+	if (ps_start_stream(ps) < 0) return NULL;
+	return fe_cepstra(ps_get_fe(ps), samples, n, out_nfr);
+}
+
+// fe_cepstra computes one utterance's cepstra with fe, as a stream of its own.
+static mfcc_t **fe_cepstra(fe_t *fe, const int16 *samples, size_t n, int *out_nfr) {
 	const int16 *p = samples;
 	size_t left = n;
 	int32 nfr = 0, ntail = 0;
-	if (ps_start_stream(ps) < 0) return NULL;
+	fe_start_stream(fe);
 	fe_start_utt(fe);
 	if (fe_process_frames(fe, NULL, &left, NULL, &nfr, NULL) < 0) return NULL;
 	mfcc_t **cep = (mfcc_t **)ckd_calloc_2d(nfr + 1, fe_get_output_size(fe), sizeof(mfcc_t));
@@ -116,6 +122,39 @@ static mfcc_t **utt_cepstra(ps_decoder_t *ps, const int16 *samples, size_t n, in
 	return cep;
 }
 static int cep_dim(ps_decoder_t *ps) { return fe_get_output_size(ps_get_fe(ps)); }
+
+// warped_fe makes a front end with every parameter of the decoder's own (the
+// model's feat.params and the decoder's arguments) except its frequency warp:
+// inverse_linear with params, which moves the mel filters so that the
+// spectrum of a frequency f is analysed as f divided by the factor. The
+// front end keeps its own reference to its configuration.
+static fe_t *warped_fe(ps_decoder_t *ps, const char *params) {
+	cmd_ln_t *src = ps_get_config(ps);
+	cmd_ln_t *cfg = cmd_ln_parse_r(NULL, fe_get_args(), 0, NULL, FALSE);
+	if (cfg == NULL) return NULL;
+	for (const arg_t *a = fe_get_args(); a->name != NULL; a++) {
+		if (!cmd_ln_exists_r(src, a->name)) continue;
+		anytype_t *v = cmd_ln_access_r(src, a->name);
+		if (v == NULL) continue;
+		switch (a->type & ~ARG_REQUIRED) {
+		case ARG_INTEGER:
+		case ARG_BOOLEAN:
+			cmd_ln_set_int_r(cfg, a->name, v->i);
+			break;
+		case ARG_FLOATING:
+			cmd_ln_set_float_r(cfg, a->name, v->fl);
+			break;
+		case ARG_STRING:
+			cmd_ln_set_str_r(cfg, a->name, (const char *)v->ptr);
+			break;
+		}
+	}
+	cmd_ln_set_str_r(cfg, "-warp_type", "inverse_linear");
+	cmd_ln_set_str_r(cfg, "-warp_params", params);
+	fe_t *fe = fe_init_auto_r(cfg);
+	cmd_ln_free_r(cfg);
+	return fe;
+}
 
 // decode_cep recognises one utterance given whole as cepstra.
 static int decode_cep(ps_decoder_t *ps, mfcc_t **cep, int nfr) {
@@ -189,6 +228,52 @@ type decoder struct {
 	ps *C.ps_decoder_t
 	// mllr is the path of the MLLR transform applied to the model, "" for none.
 	mllr string
+	// warps are front ends like the decoder's own with their frequencies
+	// warped, one per factor speaker adaptation tries (warp.go).
+	warps []warpedFrontEnd
+}
+
+// warpedFrontEnd is a front end whose mel filters are warped by factor.
+type warpedFrontEnd struct {
+	factor float64
+	fe     *C.fe_t
+}
+
+// frontEndInit serialises building front ends. sphinxbase keeps the warp's
+// parameters in static variables that each front end reads while its mel
+// filters are built, so two built at once could take each other's warp.
+// warpInits counts the warped ones built (see addWarp).
+var (
+	frontEndInit sync.Mutex
+	warpInits    int
+)
+
+// addWarp gives the decoder a front end warped by factor.
+func (d *decoder) addWarp(factor float64) error {
+	if !(factor >= 0.5 && factor <= 2) {
+		return fmt.Errorf("sphinx: frequency warp factor %v is outside 0.5..2", factor)
+	}
+	frontEndInit.Lock()
+	defer frontEndInit.Unlock()
+	// sphinxbase skips parsing warp parameters equal to the last ones it
+	// parsed, even when a front end without a warp was built in between and
+	// marked the warp neutral. A run of trailing spaces, which its parser
+	// ignores, makes each string differ from the one parsed before it.
+	warpInits++
+	params := C.CString(fmt.Sprintf("%g%s", factor, strings.Repeat(" ", warpInits%2+1)))
+	defer C.free(unsafe.Pointer(params))
+	fe := C.warped_fe(d.ps, params)
+	if fe == nil {
+		return fmt.Errorf("sphinx: the front end warped by %v failed to initialise", factor)
+	}
+	d.warps = append(d.warps, warpedFrontEnd{factor: factor, fe: fe})
+	return nil
+}
+
+// warpedCepstra computes the cepstra of one utterance with the decoder's i-th
+// warped front end, as cepstra does with its own.
+func (d *decoder) warpedCepstra(i int, samples []int16) ([]float32, error) {
+	return feCepstra(d.warps[i].fe, samples)
 }
 
 // quickSearch names the decoder's quick search (see set_searches above).
@@ -205,7 +290,9 @@ func newDecoder(args []string, stockLM, domainLM string, domainWeight float64, q
 	if cfg == nil {
 		return nil, fmt.Errorf("sphinx: invalid decoder arguments %q", args)
 	}
+	frontEndInit.Lock()
 	ps := C.ps_init(cfg)
+	frontEndInit.Unlock()
 	C.cmd_ln_free_r(cfg) // ps_init retains its own reference
 	if ps == nil {
 		return nil, errors.New("sphinx: decoder failed to initialise (acoustic model or dictionary missing? install pocketsphinx-en-us)")
@@ -248,6 +335,10 @@ func (d *decoder) useSearch(name string) error {
 }
 
 func (d *decoder) close() {
+	for _, w := range d.warps {
+		C.fe_free(w.fe)
+	}
+	d.warps = nil
 	if d.ps != nil {
 		C.ps_free(d.ps)
 		d.ps = nil
@@ -307,11 +398,27 @@ func (d *decoder) cepstra(samples []int16) ([]float32, error) {
 	}
 	var nfr C.int
 	cep := C.utt_cepstra(d.ps, (*C.int16)(unsafe.Pointer(&samples[0])), C.size_t(len(samples)), &nfr)
+	return copyCepstra(cep, nfr, d.cepDim())
+}
+
+// feCepstra computes the cepstra of one utterance with fe, as a stream of
+// its own.
+func feCepstra(fe *C.fe_t, samples []int16) ([]float32, error) {
+	if len(samples) == 0 {
+		return nil, nil
+	}
+	var nfr C.int
+	cep := C.fe_cepstra(fe, (*C.int16)(unsafe.Pointer(&samples[0])), C.size_t(len(samples)), &nfr)
+	return copyCepstra(cep, nfr, int(C.fe_get_output_size(fe)))
+}
+
+// copyCepstra copies nfr frames of dim values from C and frees them.
+func copyCepstra(cep **C.mfcc_t, nfr C.int, dim int) ([]float32, error) {
 	if cep == nil {
 		return nil, errors.New("sphinx: front end failed")
 	}
 	defer C.free_cep(cep)
-	n := int(nfr) * d.cepDim()
+	n := int(nfr) * dim
 	out := make([]float32, n)
 	if n > 0 {
 		copy(out, unsafe.Slice((*float32)(unsafe.Pointer(*cep)), n))
@@ -382,7 +489,9 @@ func newVAD(threshold float64) (*vad, error) {
 	if cfg == nil {
 		return nil, errors.New("sphinx: invalid front-end arguments")
 	}
+	frontEndInit.Lock()
 	fe := C.fe_init_auto_r(cfg)
+	frontEndInit.Unlock()
 	if fe == nil {
 		return nil, errors.New("sphinx: front end failed to initialise")
 	}

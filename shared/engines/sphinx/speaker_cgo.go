@@ -35,6 +35,10 @@ type speakerAdapter struct {
 	// Gaussians it is estimated against.
 	variancePrior float64
 	means, vars   *gaussianParams
+	// warpMargin is how much higher a warped front end's alignment
+	// log-likelihood per frame must be than the unwarped one's for it to be
+	// chosen (chooseWarp).
+	warpMargin float64
 }
 
 // newSpeakerAdapter prepares SphinxTrain's copy of the model in dir.
@@ -85,27 +89,19 @@ func (s *speakerAdapter) estimate(ctx context.Context, passes []regionPass, base
 	if err := os.MkdirAll(accum, 0o700); err != nil {
 		return "", dir, nil, err
 	}
-	var ctl, lsn strings.Builder
-	utts := 0
+	set := alignmentSet{dir: dir}
 	for i, p := range passes {
 		for j, u := range alignmentUtterances(p, s.minPosterior, streams[0]) {
-			id := fmt.Sprintf("r%04d-%02d", i, j)
-			if err := WriteMFC(filepath.Join(dir, id+".mfc"), u.cep); err != nil {
+			if err := set.add(fmt.Sprintf("r%04d-%02d", i, j), u); err != nil {
 				return "", dir, nil, err
 			}
-			fmt.Fprintln(&ctl, id)
-			fmt.Fprintf(&lsn, "<s> %s </s> (%s)\n", strings.Join(u.words, " "), id)
-			utts++
 		}
 	}
-	if utts == 0 {
+	if set.n == 0 {
 		return "", dir, nil, nil
 	}
-	ctlPath, lsnPath := filepath.Join(dir, "fileids"), filepath.Join(dir, "transcription")
-	if err := os.WriteFile(ctlPath, []byte(ctl.String()), 0o600); err != nil {
-		return "", dir, nil, err
-	}
-	if err := os.WriteFile(lsnPath, []byte(lsn.String()), 0o600); err != nil {
+	ctlPath, lsnPath, err := set.write()
+	if err != nil {
 		return "", dir, nil, err
 	}
 	if err := RunBW(ctx, s.tools, s.model, s.dict, ctlPath, lsnPath, dir, accum, alignPath, filepath.Join(dir, "bw.log")); err != nil {
@@ -145,6 +141,81 @@ func (s *speakerAdapter) estimate(ctx context.Context, passes []regionPass, base
 	}
 	path = filepath.Join(dir, "blended.mllr")
 	return path, dir, scale, os.WriteFile(path, blended.Format(), 0o600)
+}
+
+// chooseWarp returns which candidate's features the channel's first-pass
+// words align to best (warp.go), aligned with the transform at alignPath, and
+// each candidate's log-likelihood per frame. candidates[0] are the regions'
+// unwarped features with the first pass's words; each other candidate holds
+// the same regions and words with the features of a warped front end. A
+// channel with too few words to adapt to keeps candidate 0.
+func (s *speakerAdapter) chooseWarp(ctx context.Context, candidates [][]regionPass, alignPath string, dim int) (int, []float64, error) {
+	n := 0
+	for _, p := range candidates[0] {
+		n += len(p.words)
+	}
+	if n < speakerMinWords || len(candidates) < 2 {
+		return 0, nil, nil
+	}
+	dir := filepath.Join(s.dir, fmt.Sprintf("warp-%d", s.seq.Add(1)))
+	defer os.RemoveAll(dir)
+	accum := filepath.Join(dir, "accum")
+	if err := os.MkdirAll(accum, 0o700); err != nil {
+		return 0, nil, err
+	}
+	set := alignmentSet{dir: dir}
+	ids := make([][]string, len(candidates))
+	for k, passes := range candidates {
+		for i, p := range passes {
+			for j, u := range alignmentUtterances(p, s.minPosterior, dim) {
+				id := warpUtteranceID(k, i, j)
+				if err := set.add(id, u); err != nil {
+					return 0, nil, err
+				}
+				ids[k] = append(ids[k], id)
+			}
+		}
+	}
+	if set.n == 0 {
+		return 0, nil, nil
+	}
+	ctlPath, lsnPath, err := set.write()
+	if err != nil {
+		return 0, nil, err
+	}
+	scores, err := AlignmentScores(ctx, s.tools, s.model, s.dict, ctlPath, lsnPath, dir, accum, alignPath, filepath.Join(dir, "bw.log"))
+	if err != nil {
+		return 0, nil, err
+	}
+	best, perFrame := bestWarp(scores, ids, s.warpMargin)
+	return best, perFrame, nil
+}
+
+// alignmentSet writes utterances for bw: each one's features in dir, its id
+// in the control file and its words in the transcription.
+type alignmentSet struct {
+	dir      string
+	ctl, lsn strings.Builder
+	n        int
+}
+
+func (a *alignmentSet) add(id string, u alignmentUtterance) error {
+	if err := WriteMFC(filepath.Join(a.dir, id+".mfc"), u.cep); err != nil {
+		return err
+	}
+	fmt.Fprintln(&a.ctl, id)
+	fmt.Fprintf(&a.lsn, "<s> %s </s> (%s)\n", strings.Join(u.words, " "), id)
+	a.n++
+	return nil
+}
+
+// write writes the control file and the transcription and returns their paths.
+func (a *alignmentSet) write() (ctl, lsn string, err error) {
+	ctl, lsn = filepath.Join(a.dir, "fileids"), filepath.Join(a.dir, "transcription")
+	if err := os.WriteFile(ctl, []byte(a.ctl.String()), 0o600); err != nil {
+		return "", "", err
+	}
+	return ctl, lsn, os.WriteFile(lsn, []byte(a.lsn.String()), 0o600)
 }
 
 // alignmentUtterance is a stretch of a region's features with the words

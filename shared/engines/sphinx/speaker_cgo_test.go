@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -84,6 +85,24 @@ func adaptationLog(t *testing.T, logs *bytes.Buffer) (line struct {
 	return line
 }
 
+// warpLog is the debug line the frequency warp's choice logged for a channel.
+func warpLog(t *testing.T, logs *bytes.Buffer) (line struct {
+	Factor         float64   `json:"factor"`
+	LogLikPerFrame []float64 `json:"loglik_per_frame"`
+}) {
+	t.Helper()
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(l, `"msg":"sphinx frequency warp"`) {
+			if err := json.Unmarshal([]byte(l), &line); err != nil {
+				t.Fatal(err)
+			}
+			return line
+		}
+	}
+	t.Fatalf("no frequency warp logged:\n%s", logs.String())
+	return line
+}
+
 func transcribeText(t *testing.T, tr *Transcriber, audio []byte) string {
 	t.Helper()
 	res, err := tr.Transcribe(context.Background(), callscribe.TranscriptionRequest{Audio: audio})
@@ -123,6 +142,20 @@ func TestSpeakerAdaptationAdaptsTelephoneChannels(t *testing.T) {
 			for i, v := range scale {
 				if v <= minVarianceScale || v >= 1 {
 					t.Errorf("%d Hz: stream %d's variance scale %v, want between %v and 1", rate, i, v, minVarianceScale)
+				}
+			}
+			// Before adapting, the channel chose its frequency warp among
+			// none and the default ones, scoring each by a real alignment.
+			warp := warpLog(t, logs)
+			if !slices.Contains(append([]float64{1}, DefaultSpeakerWarpFactors...), warp.Factor) {
+				t.Errorf("%d Hz: warp %v, want 1 or one of %v", rate, warp.Factor, DefaultSpeakerWarpFactors)
+			}
+			if len(warp.LogLikPerFrame) != 1+len(DefaultSpeakerWarpFactors) {
+				t.Errorf("%d Hz: log-likelihoods %v, want one per candidate", rate, warp.LogLikPerFrame)
+			}
+			for _, ll := range warp.LogLikPerFrame {
+				if ll >= 0 || ll < -1000 {
+					t.Errorf("%d Hz: log-likelihood per frame %v, want a real alignment's", rate, ll)
 				}
 			}
 		}

@@ -35,6 +35,11 @@ var bwFeatureArgs = []string{"-feat", "1s_c_d_dd", "-svspec", "0-12/13-25/26-38"
 // is a transform applied to the model's means while aligning. The tool's
 // output goes to logPath.
 func RunBW(ctx context.Context, tools, model, dict, ctl, lsn, cepdir, accum, mllr, logPath string) error {
+	return RunSphinxTrain(ctx, filepath.Join(tools, "bw"), logPath, bwArgs(model, dict, ctl, lsn, cepdir, accum, mllr)...)
+}
+
+// bwArgs are bw's arguments for RunBW and AlignmentScores.
+func bwArgs(model, dict, ctl, lsn, cepdir, accum, mllr string) []string {
 	args := []string{"-hmmdir", model, "-moddeffn", filepath.Join(model, "mdef.txt"), "-ts2cbfn", ".ptm.",
 		"-dictfn", dict, "-fdictfn", filepath.Join(model, "noisedict"),
 		"-ctlfn", ctl, "-lsnfn", lsn, "-cepdir", cepdir, "-cepext", "mfc",
@@ -43,7 +48,20 @@ func RunBW(ctx context.Context, tools, model, dict, ctl, lsn, cepdir, accum, mll
 	if mllr != "" {
 		args = append(args, "-mllrmat", mllr)
 	}
-	return RunSphinxTrain(ctx, filepath.Join(tools, "bw"), logPath, args...)
+	return args
+}
+
+// AlignmentScores runs bw as RunBW does and returns each utterance's
+// alignment log-likelihood, read from the report bw prints on its standard
+// output (kept apart from its diagnostics, which would otherwise interleave
+// with it: the report is buffered, the diagnostics are not). An utterance bw
+// could not align is missing from the map.
+func AlignmentScores(ctx context.Context, tools, model, dict, ctl, lsn, cepdir, accum, mllr, logPath string) (map[string]AlignmentScore, error) {
+	var report strings.Builder
+	if err := runSphinxTrain(ctx, filepath.Join(tools, "bw"), logPath, &report, bwArgs(model, dict, ctl, lsn, cepdir, accum, mllr)...); err != nil {
+		return nil, err
+	}
+	return parseAlignmentScores(report.String())
 }
 
 // SolveMLLR estimates a one-class MLLR mean transform from bw's statistics in
@@ -68,6 +86,12 @@ func SolveMLLR(ctx context.Context, tools, model, accum, out, logPath string) (*
 // RunSphinxTrain runs one SphinxTrain tool with its output in logPath; on
 // failure the error carries the end of the log.
 func RunSphinxTrain(ctx context.Context, tool, logPath string, args ...string) error {
+	return runSphinxTrain(ctx, tool, logPath, nil, args...)
+}
+
+// runSphinxTrain is RunSphinxTrain with the tool's standard output sent to
+// stdout instead of the log when stdout is not nil.
+func runSphinxTrain(ctx context.Context, tool, logPath string, stdout io.Writer, args ...string) error {
 	f, err := os.Create(logPath)
 	if err != nil {
 		return err
@@ -75,6 +99,9 @@ func RunSphinxTrain(ctx context.Context, tool, logPath string, args ...string) e
 	defer f.Close()
 	cmd := exec.CommandContext(ctx, tool, args...)
 	cmd.Stdout, cmd.Stderr = f, f
+	if stdout != nil {
+		cmd.Stdout = stdout
+	}
 	if err := cmd.Run(); err != nil {
 		tail, _ := os.ReadFile(logPath)
 		if len(tail) > 2000 {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -167,6 +168,7 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 		if t.speaker.variancePrior == 0 {
 			t.speaker.variancePrior = DefaultSpeakerVariancePrior
 		}
+		t.speaker.warpMargin = cfg.SpeakerWarpMargin
 	}
 	if len(transforms) > 0 || t.speaker != nil {
 		t.identityPath = filepath.Join(dir, "identity.mllr")
@@ -216,6 +218,15 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 		}
 		t.all = append(t.all, d)
 		t.pool <- d
+		if t.speaker == nil {
+			continue
+		}
+		for _, f := range speakerWarpFactors(cfg.SpeakerWarpFactors) {
+			if err := d.addWarp(f); err != nil {
+				t.Close()
+				return nil, err
+			}
+		}
 	}
 	if t.narrow != nil && t.narrow.Dim != t.all[0].cepDim() {
 		t.Close()
@@ -394,6 +405,15 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 		}()
 	}
 	passes := make([]regionPass, len(regions))
+	// The candidates for the channel's frequency warp (warp.go): the same
+	// regions through each of the decoder's warped front ends.
+	var warped [][]regionPass
+	if adapt {
+		warped = make([][]regionPass, len(d.warps))
+		for k := range warped {
+			warped[k] = make([]regionPass, len(regions))
+		}
+	}
 	var buf []int16
 	for i, g := range regions {
 		if err := ctx.Err(); err != nil {
@@ -415,10 +435,22 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 		if adapt {
 			passes[i].cep = cep
 		}
+		for k := range warped {
+			wcep, err := d.warpedCepstra(k, buf)
+			if err != nil {
+				return nil, nil, err
+			}
+			warped[k][i] = regionPass{cep: t.mapFeatures(wcep, weight), words: passes[i].words}
+		}
 	}
 	if adapt {
 		if err := d.useSearch(full); err != nil {
 			return nil, nil, err
+		}
+		if len(warped) > 0 {
+			if err := t.chooseWarp(ctx, d, ch, passes, warped, mllr); err != nil {
+				return nil, nil, err
+			}
 		}
 		if err := t.adaptAndDecode(ctx, d, ch, passes, base, mllr); err != nil {
 			return nil, nil, err
@@ -515,6 +547,38 @@ func (t *Transcriber) adaptAndDecode(ctx context.Context, d *decoder, ch int, pa
 	if adapted != "" {
 		t.log.Debug("sphinx speaker adaptation", "channel", ch, "rounds", rounds, "redecoded", redecode, "variance_scale", varianceScale, "elapsed_ms", time.Since(start).Milliseconds())
 	}
+	return nil
+}
+
+// chooseWarp replaces the channel's features with the warped ones its
+// first-pass words align to best, aligned with the channel type's transform
+// at basePath (warp.go). A channel whose choice failed in SphinxTrain keeps
+// its unwarped features.
+func (t *Transcriber) chooseWarp(ctx context.Context, d *decoder, ch int, passes []regionPass, warped [][]regionPass, basePath string) error {
+	start := time.Now()
+	candidates := append([][]regionPass{passes}, warped...)
+	best, perFrame, err := t.speaker.chooseWarp(ctx, candidates, basePath, modelStreams[0])
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		t.log.Warn("sphinx frequency warp failed; the channel keeps its unwarped features", "channel", ch, "error", err)
+		return nil
+	}
+	if perFrame == nil {
+		return nil
+	}
+	factor := 1.0
+	if best > 0 {
+		factor = d.warps[best-1].factor
+		for i := range passes {
+			passes[i].cep = warped[best-1][i].cep
+		}
+	}
+	for k := range perFrame {
+		perFrame[k] = math.Round(1000*perFrame[k]) / 1000
+	}
+	t.log.Debug("sphinx frequency warp", "channel", ch, "factor", factor, "loglik_per_frame", perFrame, "elapsed_ms", time.Since(start).Milliseconds())
 	return nil
 }
 

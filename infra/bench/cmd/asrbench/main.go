@@ -34,6 +34,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -96,14 +97,31 @@ func main() {
 	speakerPasses := flag.Int("speaker-passes", 0, "speaker adaptation rounds before the final decode (0 default)")
 	speakerMinPosterior := flag.Float64("speaker-min-posterior", 0, "align only runs of words with at least this posterior for speaker adaptation (0 default, negative: every word)")
 	speakerVariancePrior := flag.Float64("speaker-variance-prior", 0, "frames of prior belief in the model's variances against each speaker's variance scale (0 default, negative: no variance scale)")
+	speakerWarps := flag.String("speaker-warps", "", "comma-separated frequency warps tried for each adapted channel besides none (default: the engine's; \"1\": no warp)")
+	speakerWarpMargin := flag.Float64("speaker-warp-margin", 0, "log-likelihood per frame a warp must gain over none to be chosen")
 	verbose := flag.Bool("v", false, "print each hypothesis")
+	debug := flag.Bool("debug", false, "log the engine's debug lines (each channel's warp and speaker adaptation) to stderr")
 	wordsOut := flag.String("words-out", "", "write each recognised word (its raw lattice posterior, duration, rate, and whether the alignment to the reference pairs it with the same word) to this JSON-lines file, for cmd/confidence")
 	flag.IntVar(&onlyChannel, "only-channel", -1, "decode only this channel of each call (WAV): the other is silenced, so its WER and the RTF do not count (a quicker look at one channel)")
 	flag.Parse()
-	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	level := slog.LevelWarn
+	if *debug {
+		level = slog.LevelDebug
+	}
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
 	cfg := sphinx.Config{Decoders: 1, DomainLMWeight: *weight, VADThreshold: *vad, DisableNarrowbandMap: *noMap, DisableVoiceBand: *noVoiceBand, KeytermWeight: *keytermWeight, DisableNarrowbandMLLR: *noMLLR,
 		SpeakerAdaptation: !*noSpeaker, SpeakerAdaptationWeight: *speakerWeight,
-		SpeakerAdaptationPasses: *speakerPasses, SpeakerMinPosterior: *speakerMinPosterior, SpeakerVariancePrior: *speakerVariancePrior}
+		SpeakerAdaptationPasses: *speakerPasses, SpeakerMinPosterior: *speakerMinPosterior, SpeakerVariancePrior: *speakerVariancePrior,
+		SpeakerWarpMargin: *speakerWarpMargin}
+	if *speakerWarps != "" {
+		for _, f := range strings.Split(*speakerWarps, ",") {
+			v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+			if err != nil {
+				fatal(fmt.Errorf("-speaker-warps: %w", err))
+			}
+			cfg.SpeakerWarpFactors = append(cfg.SpeakerWarpFactors, v)
+		}
+	}
 	if *domainText != "" {
 		b, err := os.ReadFile(*domainText)
 		if err != nil {
