@@ -77,16 +77,11 @@ type regionPass struct {
 // value). With s.minPosterior above zero only runs of words whose posterior
 // reaches it are aligned, each as an utterance of its own frames.
 func (s *speakerAdapter) estimate(ctx context.Context, passes []regionPass, base *MLLR, alignPath string, streams []int) (path, dir string, scale []float64, err error) {
-	n := 0
-	for _, p := range passes {
-		n += len(p.words)
-	}
-	if n < speakerMinWords {
+	if wordCount(passes) < speakerMinWords {
 		return "", "", nil, nil
 	}
-	dir = filepath.Join(s.dir, fmt.Sprintf("channel-%d", s.seq.Add(1)))
-	accum := filepath.Join(dir, "accum")
-	if err := os.MkdirAll(accum, 0o700); err != nil {
+	dir, accum, err := s.workDir("channel")
+	if err != nil {
 		return "", dir, nil, err
 	}
 	set := alignmentSet{dir: dir}
@@ -150,17 +145,12 @@ func (s *speakerAdapter) estimate(ctx context.Context, passes []regionPass, base
 // the same regions and words with the features of a warped front end. A
 // channel with too few words to adapt to keeps candidate 0.
 func (s *speakerAdapter) chooseWarp(ctx context.Context, candidates [][]regionPass, alignPath string, dim int) (int, []float64, error) {
-	n := 0
-	for _, p := range candidates[0] {
-		n += len(p.words)
-	}
-	if n < speakerMinWords || len(candidates) < 2 {
+	if wordCount(candidates[0]) < speakerMinWords || len(candidates) < 2 {
 		return 0, nil, nil
 	}
-	dir := filepath.Join(s.dir, fmt.Sprintf("warp-%d", s.seq.Add(1)))
+	dir, accum, err := s.workDir("warp")
 	defer os.RemoveAll(dir)
-	accum := filepath.Join(dir, "accum")
-	if err := os.MkdirAll(accum, 0o700); err != nil {
+	if err != nil {
 		return 0, nil, err
 	}
 	set := alignmentSet{dir: dir}
@@ -189,6 +179,23 @@ func (s *speakerAdapter) chooseWarp(ctx context.Context, candidates [][]regionPa
 	}
 	best, perFrame := bestWarp(scores, ids, s.warpMargin)
 	return best, perFrame, nil
+}
+
+// workDir makes a directory of its own for one bw run (named kind and a
+// sequence number) with the accum directory bw writes its statistics to.
+func (s *speakerAdapter) workDir(kind string) (dir, accum string, err error) {
+	dir = filepath.Join(s.dir, fmt.Sprintf("%s-%d", kind, s.seq.Add(1)))
+	accum = filepath.Join(dir, "accum")
+	return dir, accum, os.MkdirAll(accum, 0o700)
+}
+
+// wordCount is the number of words in the passes.
+func wordCount(passes []regionPass) int {
+	n := 0
+	for _, p := range passes {
+		n += len(p.words)
+	}
+	return n
 }
 
 // alignmentSet writes utterances for bw: each one's features in dir, its id

@@ -67,21 +67,27 @@ func adaptingTranscriber(t *testing.T) (*Transcriber, *bytes.Buffer) {
 	return tr, logs
 }
 
+// debugLine decodes into line the first debug line logged with msg.
+func debugLine(t *testing.T, logs *bytes.Buffer, msg string, line any) {
+	t.Helper()
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(l, `"msg":"`+msg+`"`) {
+			if err := json.Unmarshal([]byte(l), line); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+	t.Fatalf("no %q logged:\n%s", msg, logs.String())
+}
+
 // adaptationLog is the debug line speaker adaptation logged for a channel.
 func adaptationLog(t *testing.T, logs *bytes.Buffer) (line struct {
 	Rounds        int       `json:"rounds"`
 	VarianceScale []float64 `json:"variance_scale"`
 }) {
 	t.Helper()
-	for _, l := range strings.Split(logs.String(), "\n") {
-		if strings.Contains(l, `"msg":"sphinx speaker adaptation"`) {
-			if err := json.Unmarshal([]byte(l), &line); err != nil {
-				t.Fatal(err)
-			}
-			return line
-		}
-	}
-	t.Fatalf("no speaker adaptation logged:\n%s", logs.String())
+	debugLine(t, logs, "sphinx speaker adaptation", &line)
 	return line
 }
 
@@ -91,15 +97,7 @@ func warpLog(t *testing.T, logs *bytes.Buffer) (line struct {
 	LogLikPerFrame []float64 `json:"loglik_per_frame"`
 }) {
 	t.Helper()
-	for _, l := range strings.Split(logs.String(), "\n") {
-		if strings.Contains(l, `"msg":"sphinx frequency warp"`) {
-			if err := json.Unmarshal([]byte(l), &line); err != nil {
-				t.Fatal(err)
-			}
-			return line
-		}
-	}
-	t.Fatalf("no frequency warp logged:\n%s", logs.String())
+	debugLine(t, logs, "sphinx frequency warp", &line)
 	return line
 }
 

@@ -94,6 +94,17 @@ func (r *s3Reader) uint() (int, error) {
 	return int(v), nil
 }
 
+// uints reads one value into each of fields, in order.
+func (r *s3Reader) uints(fields ...*int) error {
+	for _, p := range fields {
+		var err error
+		if *p, err = r.uint(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // lengths reads n stream lengths and returns them with their sum.
 func (r *s3Reader) lengths(n int) ([]int, int, error) {
 	out := make([]int, n)
@@ -149,11 +160,8 @@ func readGaussianParams(path string) (*gaussianParams, error) {
 	g := &gaussianParams{}
 	err := readS3(path, func(r *s3Reader) error {
 		var nStreams int
-		for _, p := range []*int{&g.codebooks, &nStreams, &g.densities} {
-			var err error
-			if *p, err = r.uint(); err != nil {
-				return err
-			}
+		if err := r.uints(&g.codebooks, &nStreams, &g.densities); err != nil {
+			return err
 		}
 		streams, blk, err := r.lengths(nStreams)
 		if err != nil {
@@ -184,11 +192,8 @@ func readGaussianCounts(path string) (*gaussianCounts, error) {
 	c := &gaussianCounts{}
 	err := readS3(path, func(r *s3Reader) error {
 		var hasMeans, hasVars, twoPass, codebooks, densities, nStreams int
-		for _, p := range []*int{&hasMeans, &hasVars, &twoPass, &codebooks, &densities, &nStreams} {
-			var err error
-			if *p, err = r.uint(); err != nil {
-				return err
-			}
+		if err := r.uints(&hasMeans, &hasVars, &twoPass, &codebooks, &densities, &nStreams); err != nil {
+			return err
 		}
 		if hasMeans != 1 || hasVars != 1 || twoPass != 0 {
 			return fmt.Errorf("want one-pass sums of frames and squares (means %d, variances %d, two-pass %d)", hasMeans, hasVars, twoPass)
