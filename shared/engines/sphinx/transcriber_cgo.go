@@ -327,28 +327,19 @@ func (t *Transcriber) decodesVoiceBand(samples []int16, rate int, regions []regi
 // a pooled decoder, with the job's keyterms boosted (keyterms.go) when it has
 // any; the report says what became of them.
 func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int, keyterms []string) (_ []callscribe.Segment, _ *callscribe.KeytermsReport, err error) {
-	r := newResampler(samples, rate)
-	regions, err := findRegions(r, t.cfg.VADThreshold)
+	// Worked out before taking a decoder from the pool, which it does not need.
+	in, err := t.telephoneInput(samples, rate)
 	if err != nil {
 		return nil, nil, err
 	}
+	regions, weight := in.regions, in.weight
 	if len(regions) == 0 {
 		return nil, nil, nil
 	}
-	// How much of the narrowband map this channel gets: none for wideband
-	// audio, and for telephone audio by the speaker's register. Worked out
-	// before taking a decoder from the pool, which it does not need.
-	var weight float64
-	if t.narrow != nil && rate <= NarrowbandRate {
-		pitch := medianPitch(r, regions)
-		weight = narrowbandMapWeight(pitch)
-		// The band-pass keeps timing, so the regions stand.
-		band := t.decodesVoiceBand(samples, rate, regions, weight)
-		if band {
-			r = newResampler(voiceBand(samples, rate), rate)
-		}
-		t.log.Debug("sphinx narrowband channel", "channel", ch, "median_pitch_hz", int(pitch), "map_weight", weight, "voice_band", band)
+	if in.telephone {
+		t.log.Debug("sphinx narrowband channel", "channel", ch, "median_pitch_hz", int(in.pitch), "map_weight", weight, "voice_band", in.band)
 	}
+	r := newResampler(in.samples, rate)
 	var d *decoder
 	select {
 	case d = <-t.pool:
@@ -657,6 +648,49 @@ func (t *Transcriber) mapFeatures(cep []float32, weight float64) []float32 {
 	return mapped
 }
 
+// channelInput is what the front end reads for one channel, and what was
+// decided about it on the way.
+type channelInput struct {
+	// samples are the channel's samples at its own rate, band-passed when
+	// band is set.
+	samples []int16
+	// regions are the speech regions (16 kHz samples), found in the channel
+	// as it came.
+	regions []region
+	// telephone is set for telephone-band audio (NarrowbandRate or less).
+	telephone bool
+	// pitch is the channel's median pitch (Hz) and weight the share of the
+	// narrowband map it gets, both 0 without a map; band says whether it is
+	// decoded from its voice band (decodesVoiceBand).
+	pitch, weight float64
+	band          bool
+}
+
+// telephoneInput finds a channel's speech regions and, for telephone-band
+// audio, its share of the narrowband map and whether it is decoded from its
+// voice band, measured on the channel as it came. Transcribe and the
+// adaptation trainer's DecodedCepstra both read their channels through it, so
+// the trainer fits on what the engine decodes.
+func (t *Transcriber) telephoneInput(samples []int16, rate int) (channelInput, error) {
+	in := channelInput{samples: samples}
+	r := newResampler(samples, rate)
+	regions, err := findRegions(r, t.cfg.VADThreshold)
+	in.regions = regions
+	if err != nil || len(regions) == 0 || rate > NarrowbandRate {
+		return in, err
+	}
+	in.telephone = true
+	if t.narrow != nil {
+		in.pitch = medianPitch(r, regions)
+		in.weight = narrowbandMapWeight(in.pitch)
+		// The band-pass keeps timing, so the regions stand.
+		if in.band = t.decodesVoiceBand(samples, rate, regions, in.weight); in.band {
+			in.samples = voiceBand(samples, rate)
+		}
+	}
+	return in, nil
+}
+
 // Cepstra returns the cepstra a decoder's front end computes for one channel of
 // audio at rate, resampled to 16 kHz as Transcribe does and before any feature
 // map: frames of dim values. The narrowband-map trainer fits on these.
@@ -683,19 +717,12 @@ func (t *Transcriber) Cepstra(ctx context.Context, samples []int16, rate int) (c
 // that share (0 for wideband audio or without a map). The narrowband
 // adaptation trainer (infra/bench/cmd/narrowbandadapt) fits on these.
 func (t *Transcriber) DecodedCepstra(ctx context.Context, samples []int16, rate int) (cep []float32, dim int, weight float64, err error) {
-	r := newResampler(samples, rate)
-	if t.narrow != nil && rate <= NarrowbandRate {
-		regions, err := findRegions(r, t.cfg.VADThreshold)
-		if err != nil {
-			return nil, 0, 0, err
-		}
-		weight = narrowbandMapWeight(medianPitch(r, regions))
-		if t.decodesVoiceBand(samples, rate, regions, weight) {
-			samples = voiceBand(samples, rate)
-		}
+	in, err := t.telephoneInput(samples, rate)
+	if err != nil {
+		return nil, 0, 0, err
 	}
-	if cep, dim, err = t.Cepstra(ctx, samples, rate); err != nil || weight <= 0 {
-		return cep, dim, weight, err
+	if cep, dim, err = t.Cepstra(ctx, in.samples, rate); err != nil || in.weight <= 0 {
+		return cep, dim, in.weight, err
 	}
-	return t.mapFeatures(cep, weight), dim, weight, nil
+	return t.mapFeatures(cep, in.weight), dim, in.weight, nil
 }
