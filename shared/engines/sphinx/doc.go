@@ -10,7 +10,8 @@
 // came through a telephone line's voice band is band-passed to 300-3400 Hz
 // before its features are taken (voiceband.go, lowband.go): the line's noise
 // outside the band would otherwise reach the narrowband map, which amplifies
-// it. Each segment carries its words with their
+// it. The decoded features are taken without PocketSphinx's own noise
+// suppression (Config.NoiseRemoval says why). Each segment carries its words with their
 // times and a confidence: the word's posterior probability in the decoder's
 // best-path lattice (ps_seg_prob) put through a monotone map per band
 // (confidence.go, confidence_map.json) fitted on the ASR dev set's words, so

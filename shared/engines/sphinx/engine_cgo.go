@@ -86,7 +86,9 @@ static int mix_lm(ps_decoder_t *ps, const char *stock_path, const char *domain_p
 // previous region, or another call), so the same audio could come out as
 // different words. Started afresh, the estimate begins from the region's own
 // first frames, as it did for each recording the acoustic model was trained
-// on.
+// on. The decoded front end now runs without noise removal (Config.NoiseRemoval),
+// but the detector's front end and Config.NoiseRemoval itself still keep such
+// state, and a fresh stream costs nothing.
 
 // decode_utt recognises one utterance given whole (so batch CMN sees all of it).
 static int decode_utt(ps_decoder_t *ps, const int16 *samples, size_t n) {

@@ -200,10 +200,12 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 		"-hmm", hmm, "-dict", dict,
 		// Regions come from our VAD; the decoder must not cut them again.
 		"-remove_silence", "no",
+		// PocketSphinx's noise suppression off unless asked for (Config.NoiseRemoval says why).
+		"-remove_noise", onOff(cfg.NoiseRemoval),
 	}
-	// The full search's settings stay at PocketSphinx's defaults: the ASR
-	// bench found none that helps (a larger -lw, -dither, a lower -upperf for
-	// telephone audio, frequency warping, wider beams). The quick search that
+	// The full search's other settings stay at PocketSphinx's defaults: the
+	// ASR bench found none that helps (a larger -lw, -dither, a lower -upperf
+	// for telephone audio, a fixed frequency warp, wider beams). The quick search that
 	// speaker adaptation's first pass runs on leaves out the flat-lexicon pass
 	// (engine_cgo.go); narrowing its beams as well (-beam and -pbeam 1e-40,
 	// -wbeam 1e-24, -maxhmmpf 10000) cost the dev split 18 words on clean
@@ -725,4 +727,12 @@ func (t *Transcriber) DecodedCepstra(ctx context.Context, samples []int16, rate 
 		return cep, dim, in.weight, err
 	}
 	return t.mapFeatures(cep, in.weight), dim, in.weight, nil
+}
+
+// onOff is a PocketSphinx boolean argument.
+func onOff(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
 }

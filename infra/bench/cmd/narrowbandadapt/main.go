@@ -59,6 +59,9 @@ func main() {
 	tools := flag.String("sphinxtrain", "/usr/lib/sphinxtrain", "directory of SphinxTrain's bw, mllr_solve and map_adapt")
 	limit := flag.Int("sentences", 0, "use only the first N sentences (0: all)")
 	tau := flag.Float64("tau", 10, "MAP prior weight (map_adapt -tau with -fixedtau)")
+	// As narrowbandmap's -noise-removal: the shipped transforms were
+	// estimated with it on.
+	noiseRemoval := flag.Bool("noise-removal", true, "compute the training cepstra with PocketSphinx's noise removal on, as the shipped transforms were estimated")
 	lineList := flag.String("lines", "", "telephone lines the readings pass through in turn, comma-separated (as narrowbandmap -lines; empty: none)")
 	reuse := flag.Bool("reuse-stats", false, "reuse the Baum-Welch statistics of an earlier run with the same -features and -voices (skips features and bw)")
 	flag.Parse()
@@ -99,7 +102,7 @@ func main() {
 	b, err := os.ReadFile(filepath.Join(accum, "description"))
 	desc := string(b)
 	if !*reuse || err != nil {
-		if desc, err = collectStats(*features, *voices, lines, *textPath, *cache, *work, accum, sentences, words, dict, base, *tools); err != nil {
+		if desc, err = collectStats(*features, *voices, lines, *noiseRemoval, *textPath, *cache, *work, accum, sentences, words, dict, base, *tools); err != nil {
 			fatal(err)
 		}
 	}
@@ -152,8 +155,8 @@ func main() {
 
 // collectStats computes the training features, runs bw and returns what the
 // statistics were collected on (also kept in accum/description).
-func collectStats(features, voices string, lines []string, textPath, cache, work, accum string, sentences []string, words map[string]bool, dict, base, tools string) (string, error) {
-	tr, err := sphinx.NewTranscriber(sphinx.Config{Decoders: 1, DomainLMWeight: -1, DisableNarrowbandMap: features == "plain"})
+func collectStats(features, voices string, lines []string, noiseRemoval bool, textPath, cache, work, accum string, sentences []string, words map[string]bool, dict, base, tools string) (string, error) {
+	tr, err := sphinx.NewTranscriber(sphinx.Config{Decoders: 1, DomainLMWeight: -1, DisableNarrowbandMap: features == "plain", NoiseRemoval: noiseRemoval})
 	if err != nil {
 		return "", err
 	}
