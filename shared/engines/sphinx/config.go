@@ -39,10 +39,10 @@ type Config struct {
 	// region (each starts a stream of its own), and on the ASR bench that
 	// cost the formant voices, the clean calls and the low voices on a line
 	// far more than it gained the high voices there (infra/bench/README.md,
-	// "Accuracy by condition"). The voice activity detector keeps its own, which tracks
-	// the noise floor. The built-in narrowband map and MLLR transforms were
-	// fitted with it on (their trainers' -noise-removal), which decodes
-	// better than refitting them without it.
+	// "Accuracy by condition"). The voice activity detector keeps its own,
+	// which tracks the noise floor. The built-in narrowband map and MLLR
+	// transforms were fitted with it on (their trainers' -noise-removal),
+	// which decodes better than refitting them without it.
 	NoiseRemoval bool
 	// KeytermWeight is the interpolation weight of a job's keyterm model
 	// (keyterms.go); 0 means DefaultKeytermWeight, negative ignores keyterms
