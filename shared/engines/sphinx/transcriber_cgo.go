@@ -205,8 +205,8 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 	}
 	// The full search's other settings stay at PocketSphinx's defaults: the
 	// ASR bench found none that helps (a larger -lw, -dither, a lower -upperf
-	// for telephone audio, a fixed frequency warp, wider beams). The quick search that
-	// speaker adaptation's first pass runs on leaves out the flat-lexicon pass
+	// for telephone audio, a fixed frequency warp, wider beams). The quick
+	// search that speaker adaptation's first pass runs on leaves out the flat-lexicon pass
 	// (engine_cgo.go); narrowing its beams as well (-beam and -pbeam 1e-40,
 	// -wbeam 1e-24, -maxhmmpf 10000) cost the dev split 18 words on clean
 	// calls.
@@ -338,7 +338,7 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 	if len(regions) == 0 {
 		return nil, nil, nil
 	}
-	if in.telephone {
+	if t.narrow != nil && rate <= NarrowbandRate {
 		t.log.Debug("sphinx narrowband channel", "channel", ch, "median_pitch_hz", int(in.pitch), "map_weight", weight, "voice_band", in.band)
 	}
 	r := newResampler(in.samples, rate)
@@ -659,8 +659,6 @@ type channelInput struct {
 	// regions are the speech regions (16 kHz samples), found in the channel
 	// as it came.
 	regions []region
-	// telephone is set for telephone-band audio (NarrowbandRate or less).
-	telephone bool
 	// pitch is the channel's median pitch (Hz) and weight the share of the
 	// narrowband map it gets, both 0 without a map; band says whether it is
 	// decoded from its voice band (decodesVoiceBand).
@@ -669,8 +667,8 @@ type channelInput struct {
 }
 
 // telephoneInput finds a channel's speech regions and, for telephone-band
-// audio, its share of the narrowband map and whether it is decoded from its
-// voice band, measured on the channel as it came. Transcribe and the
+// audio with a narrowband map, its share of the map and whether it is decoded
+// from its voice band, measured on the channel as it came. Transcribe and the
 // adaptation trainer's DecodedCepstra both read their channels through it, so
 // the trainer fits on what the engine decodes.
 func (t *Transcriber) telephoneInput(samples []int16, rate int) (channelInput, error) {
@@ -678,17 +676,14 @@ func (t *Transcriber) telephoneInput(samples []int16, rate int) (channelInput, e
 	r := newResampler(samples, rate)
 	regions, err := findRegions(r, t.cfg.VADThreshold)
 	in.regions = regions
-	if err != nil || len(regions) == 0 || rate > NarrowbandRate {
+	if err != nil || rate > NarrowbandRate || t.narrow == nil {
 		return in, err
 	}
-	in.telephone = true
-	if t.narrow != nil {
-		in.pitch = medianPitch(r, regions)
-		in.weight = narrowbandMapWeight(in.pitch)
-		// The band-pass keeps timing, so the regions stand.
-		if in.band = t.decodesVoiceBand(samples, rate, regions, in.weight); in.band {
-			in.samples = voiceBand(samples, rate)
-		}
+	in.pitch = medianPitch(r, regions)
+	in.weight = narrowbandMapWeight(in.pitch)
+	// The band-pass keeps timing, so the regions stand.
+	if in.band = t.decodesVoiceBand(samples, rate, regions, in.weight); in.band {
+		in.samples = voiceBand(samples, rate)
 	}
 	return in, nil
 }
@@ -719,6 +714,12 @@ func (t *Transcriber) Cepstra(ctx context.Context, samples []int16, rate int) (c
 // that share (0 for wideband audio or without a map). The narrowband
 // adaptation trainer (infra/bench/cmd/narrowbandadapt) fits on these.
 func (t *Transcriber) DecodedCepstra(ctx context.Context, samples []int16, rate int) (cep []float32, dim int, weight float64, err error) {
+	if t.narrow == nil || rate > NarrowbandRate {
+		// Nothing to decide: the front end's cepstra as they are, without
+		// running the detector for regions nothing here reads.
+		cep, dim, err = t.Cepstra(ctx, samples, rate)
+		return cep, dim, 0, err
+	}
 	in, err := t.telephoneInput(samples, rate)
 	if err != nil {
 		return nil, 0, 0, err
