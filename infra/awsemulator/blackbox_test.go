@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -32,18 +33,70 @@ type service struct {
 
 func (s *service) BaseURL() string { return "http://" + s.addr }
 
-// startService builds the binary with the given build tags ("" for the one
-// `make run-aws-local` runs) and starts it with the test engine selected, unless
+// binDir holds the binaries the black-box tests build, one per set of build
+// tags, shared by the tests that run in parallel.
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "callscribe-awsemulator-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// builds is one build per set of tags: the black-box tests run in parallel,
+// and each started its own `go build` of the same binary before.
+var builds struct {
+	sync.Mutex
+	byTags map[string]*binaryBuild
+}
+
+type binaryBuild struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// binary builds the emulator with the given build tags once and returns the
+// binary's path.
+func binary(t *testing.T, tags string) string {
+	t.Helper()
+	builds.Lock()
+	if builds.byTags == nil {
+		builds.byTags = map[string]*binaryBuild{}
+	}
+	b := builds.byTags[tags]
+	if b == nil {
+		b = &binaryBuild{path: filepath.Join(binDir, fmt.Sprintf("callscribe-awsemulator-%d", len(builds.byTags)))}
+		builds.byTags[tags] = b
+	}
+	builds.Unlock()
+	b.once.Do(func() {
+		build := exec.Command(apitest.GoTool(), "build", "-tags", tags, "-o", b.path, ".")
+		if out, err := build.CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build -tags %q ./infra/awsemulator: %v\n%s", tags, err, out)
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.path
+}
+
+// startService starts the binary built with the given build tags ("" for the
+// one `make run-aws-local` runs) with the test engine selected, unless
 // extraEnv says otherwise; it is stopped with SIGTERM (so it stops the local
-// AWS servers it started) when the test ends.
+// AWS servers it started) when the test ends. Each service has its own local
+// AWS servers, so the tests that start one run in parallel.
 func startService(t *testing.T, tags string, extraEnv ...string) *service {
 	t.Helper()
+	bin := binary(t, tags)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "callscribe-awsemulator")
-	build := exec.Command(apitest.GoTool(), "build", "-tags", tags, "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build -tags %q ./infra/awsemulator: %v\n%s", tags, err, out)
-	}
 	logPath := filepath.Join(dir, "service.log")
 	s := &service{addr: apitest.FreeAddr(t), logPath: logPath}
 	logs, err := os.Create(logPath)
@@ -115,6 +168,7 @@ func TestBlackBoxAWSLocal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("black-box suite: builds and runs the binary with the local AWS servers")
 	}
+	t.Parallel()
 	svc := startService(t, "testengine")
 	opts := apitest.Options{QuotaMinutes: quotaMinutes, JobTimeout: 90 * time.Second, RateLimitBurst: config.DefaultRateLimitBurst}
 	apitest.Run(t, svc, opts)
@@ -140,6 +194,7 @@ func TestBlackBoxAWSLocalRealEngine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("black-box suite: builds and runs the binary with the local AWS servers and the embedded speech engine")
 	}
+	t.Parallel()
 	call := apitest.SynthesizeCall(t, apitest.BillingCall, []string{"calling", "help"}, []string{"charged", "twice"})
 	svc := startService(t, "", "TRANSCRIBER=", "SUMMARIZER=", "TAGGER=", "WORKERS=1", "AGENT_CHANNEL=")
 	apitest.RunRealCall(t, svc, apitest.Options{QuotaMinutes: quotaMinutes, JobTimeout: apitest.RealCallTimeout}, call)
@@ -158,6 +213,7 @@ func TestBlackBoxAWSLocalRedactionRealEngine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("black-box suite: builds and runs the binary with the local AWS servers and the embedded speech engine")
 	}
+	t.Parallel()
 	call := apitest.SynthesizePIICall(t)
 	tmp := t.TempDir()
 	svc := startService(t, "", "TRANSCRIBER=", "SUMMARIZER=", "TAGGER=", "WORKERS=1", "AGENT_CHANNEL=",
@@ -173,6 +229,7 @@ func TestBlackBoxAWSLocalRedactionMP3RealEngine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("black-box suite: builds and runs the binary with the local AWS servers and the embedded speech engine")
 	}
+	t.Parallel()
 	call := apitest.SynthesizePIICall(t).MP3(t)
 	tmp := t.TempDir()
 	svc := startService(t, "", "TRANSCRIBER=", "SUMMARIZER=", "TAGGER=", "WORKERS=1", "AGENT_CHANNEL=",

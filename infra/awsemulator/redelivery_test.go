@@ -122,14 +122,18 @@ func TestWorkerRedeliveryAndDeadLetters(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the local AWS servers")
 	}
+	// In parallel with the black-box tests: the settings go into the
+	// configuration read from the environment, not into the environment the
+	// other tests' services inherit.
+	t.Parallel()
 	servers := awstest.StartT(t, awstest.Options{DynamoDB: true, SQS: true, S3: true})
-	t.Setenv("TRANSCRIBER", "flaky")
-	t.Setenv("QUOTA_MINUTES", "100")
-	t.Setenv("SESSION_SECRET", "redelivery-test-secret-0123456789abcdef")
 	cfg, err := config.ConfigFromEnv()
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.Transcriber = "flaky"
+	cfg.QuotaMinutes = 100
+	cfg.SessionSecret = "redelivery-test-secret-0123456789abcdef"
 	const visibility = 2 * time.Second
 	ctx := context.Background()
 	if err := provision(ctx, servers, &cfg, sqs.QueueOptions{VisibilityTimeout: visibility}); err != nil {

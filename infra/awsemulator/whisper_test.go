@@ -16,6 +16,7 @@ func TestBlackBoxAWSLocalWhisperServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("black-box suite: builds and runs the binary with the local AWS servers")
 	}
+	t.Parallel()
 	const key, model = "sk-standin-0123456789", "whisper-1"
 	standIn := whisperstandin.Start(t, whisperstandin.OpenAI, key)
 	// The base URL without /v1 here and with it in infra/embeddedserver's
