@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -33,59 +32,14 @@ type service struct {
 
 func (s *service) BaseURL() string { return "http://" + s.addr }
 
-// binDir holds the binaries the black-box tests build, one per set of build
-// tags, shared by the tests that run in parallel.
-var binDir string
+// binaries are the emulator built once per set of build tags for the
+// tests, which run in parallel.
+var binaries = apitest.Binaries{Name: "callscribe-awsemulator"}
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "callscribe-awsemulator-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binDir = dir
 	code := m.Run()
-	os.RemoveAll(dir)
+	binaries.Remove()
 	os.Exit(code)
-}
-
-// builds is one build per set of tags: the black-box tests run in parallel,
-// and each started its own `go build` of the same binary before.
-var builds struct {
-	sync.Mutex
-	byTags map[string]*binaryBuild
-}
-
-type binaryBuild struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-// binary builds the emulator with the given build tags once and returns the
-// binary's path.
-func binary(t *testing.T, tags string) string {
-	t.Helper()
-	builds.Lock()
-	if builds.byTags == nil {
-		builds.byTags = map[string]*binaryBuild{}
-	}
-	b := builds.byTags[tags]
-	if b == nil {
-		b = &binaryBuild{path: filepath.Join(binDir, fmt.Sprintf("callscribe-awsemulator-%d", len(builds.byTags)))}
-		builds.byTags[tags] = b
-	}
-	builds.Unlock()
-	b.once.Do(func() {
-		build := exec.Command(apitest.GoTool(), "build", "-tags", tags, "-o", b.path, ".")
-		if out, err := build.CombinedOutput(); err != nil {
-			b.err = fmt.Errorf("go build -tags %q ./infra/awsemulator: %v\n%s", tags, err, out)
-		}
-	})
-	if b.err != nil {
-		t.Fatal(b.err)
-	}
-	return b.path
 }
 
 // startService starts the binary built with the given build tags ("" for the
@@ -95,7 +49,7 @@ func binary(t *testing.T, tags string) string {
 // AWS servers, so the tests that start one run in parallel.
 func startService(t *testing.T, tags string, extraEnv ...string) *service {
 	t.Helper()
-	bin := binary(t, tags)
+	bin := binaries.Build(t, tags)
 	dir := t.TempDir()
 	logPath := filepath.Join(dir, "service.log")
 	s := &service{addr: apitest.FreeAddr(t), logPath: logPath}

@@ -5,7 +5,6 @@ package main
 // TRANSCRIBER=test, and driven over HTTP by shared/testkit/apitest.
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -24,19 +23,14 @@ import (
 
 const quotaMinutes = 5
 
-var (
-	buildMu  sync.Mutex
-	builds   = map[string]string{} // build tags -> binary
-	binDir   string                // temporary directory of the binaries built by the run
-	buildErr error
-)
+// binaries are the service built once per set of build tags for the tests,
+// which run in parallel.
+var binaries = apitest.Binaries{Name: "callscribe-local"}
 
 // TestMain removes the binaries built for the run.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	binaries.Remove()
 	os.Exit(code)
 }
 
@@ -50,35 +44,11 @@ func binary(t *testing.T) string {
 	return build(t, "testengine")
 }
 
-// build compiles ./infra/embeddedserver with the given build tags ("" for the binary
-// `make run` runs), once per run and tag set.
+// build returns ./infra/embeddedserver built with the given build tags (""
+// for the binary `make run` runs), once per run and tag set.
 func build(t *testing.T, tags string) string {
 	t.Helper()
-	buildMu.Lock()
-	defer buildMu.Unlock()
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	if p, ok := builds[tags]; ok {
-		return p
-	}
-	if binDir == "" {
-		dir, err := os.MkdirTemp("", "callscribe-blackbox-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		binDir = dir
-	}
-	bin := filepath.Join(binDir, "callscribe-local"+strings.ReplaceAll("-"+tags, ",", "-"))
-	cmd := exec.Command(apitest.GoTool(), "build", "-tags", tags, "-o", bin, ".")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		buildErr = fmt.Errorf("go build -tags %q ./infra/embeddedserver: %v\n%s", tags, err, out.String())
-		t.Fatal(buildErr)
-	}
-	builds[tags] = bin
-	return bin
+	return binaries.Build(t, tags)
 }
 
 // service is one child process of the binary; it implements apitest.Target
