@@ -46,7 +46,7 @@ func TestMain(m *testing.M) {
 // one `make run-aws-local` runs) with the test engine selected, unless
 // extraEnv says otherwise; it is stopped with SIGTERM (so it stops the local
 // AWS servers it started) when the test ends. Each service has its own local
-// AWS servers, so the tests that start one run in parallel.
+// AWS servers, so the tests that start one can run in parallel.
 func startService(t *testing.T, tags string, extraEnv ...string) *service {
 	t.Helper()
 	bin := binaries.Build(t, tags)
@@ -122,7 +122,9 @@ func TestBlackBoxAWSLocal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("black-box suite: builds and runs the binary with the local AWS servers")
 	}
-	t.Parallel()
+	// Not in parallel: its browser suites wait on timeouts that three
+	// real-engine decodes beside them on two cores could exceed. Serial
+	// tests run before the parallel ones start.
 	svc := startService(t, "testengine")
 	opts := apitest.Options{QuotaMinutes: quotaMinutes, JobTimeout: 90 * time.Second, RateLimitBurst: config.DefaultRateLimitBurst}
 	apitest.Run(t, svc, opts)
