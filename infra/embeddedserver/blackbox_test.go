@@ -24,7 +24,7 @@ import (
 const quotaMinutes = 5
 
 // binaries are the service built once per set of build tags for the tests,
-// which run in parallel.
+// which run in parallel ("" for the binary `make run` runs).
 var binaries = apitest.Binaries{Name: "callscribe-local"}
 
 // TestMain removes the binaries built for the run.
@@ -41,14 +41,7 @@ func binary(t *testing.T) string {
 	if p := os.Getenv("CALLSCRIBE_BLACKBOX_BIN"); p != "" {
 		return p
 	}
-	return build(t, "testengine")
-}
-
-// build returns ./infra/embeddedserver built with the given build tags (""
-// for the binary `make run` runs), once per run and tag set.
-func build(t *testing.T, tags string) string {
-	t.Helper()
-	return binaries.Build(t, tags)
+	return binaries.Build(t, "testengine")
 }
 
 // service is one child process of the binary; it implements apitest.Target

@@ -15,7 +15,7 @@ func TestBlackBoxRealEngine(t *testing.T) {
 	}
 	t.Parallel()
 	call := apitest.SynthesizeCall(t, apitest.BillingCall, []string{"calling", "help"}, []string{"charged", "twice"})
-	svc := startBinary(t, build(t, ""), "TRANSCRIBER=", "SUMMARIZER=", "TAGGER=", "WORKERS=1", "AGENT_CHANNEL=")
+	svc := startBinary(t, binaries.Build(t, ""), "TRANSCRIBER=", "SUMMARIZER=", "TAGGER=", "WORKERS=1", "AGENT_CHANNEL=")
 	apitest.RunRealCall(t, svc, apitest.Options{QuotaMinutes: quotaMinutes, JobTimeout: apitest.RealCallTimeout}, call)
 }
 
@@ -34,7 +34,7 @@ func TestBlackBoxRedactionRealEngine(t *testing.T) {
 	t.Parallel()
 	call := apitest.SynthesizePIICall(t)
 	tmp := t.TempDir()
-	svc := startBinary(t, build(t, ""), "TRANSCRIBER=", "SUMMARIZER=", "TAGGER=", "WORKERS=1", "AGENT_CHANNEL=",
+	svc := startBinary(t, binaries.Build(t, ""), "TRANSCRIBER=", "SUMMARIZER=", "TAGGER=", "WORKERS=1", "AGENT_CHANNEL=",
 		"LOG_LEVEL=debug", "TMPDIR="+tmp, "REDACT_PII=")
 	apitest.RunRedactedCall(t, svc, apitest.Options{QuotaMinutes: quotaMinutes, JobTimeout: apitest.RealCallTimeout}, call,
 		func() []string { return []string{svc.dataDir, svc.logPath, tmp} })
@@ -50,7 +50,7 @@ func TestBlackBoxRedactionMP3RealEngine(t *testing.T) {
 	t.Parallel()
 	call := apitest.SynthesizePIICall(t).MP3(t)
 	tmp := t.TempDir()
-	svc := startBinary(t, build(t, ""), "TRANSCRIBER=", "SUMMARIZER=", "TAGGER=", "WORKERS=1", "AGENT_CHANNEL=",
+	svc := startBinary(t, binaries.Build(t, ""), "TRANSCRIBER=", "SUMMARIZER=", "TAGGER=", "WORKERS=1", "AGENT_CHANNEL=",
 		"LOG_LEVEL=debug", "TMPDIR="+tmp, "REDACT_PII=")
 	apitest.RunRedactedCall(t, svc, apitest.Options{QuotaMinutes: quotaMinutes, JobTimeout: apitest.RealCallTimeout}, call,
 		func() []string { return []string{svc.dataDir, svc.logPath, tmp} })

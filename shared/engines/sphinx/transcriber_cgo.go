@@ -206,10 +206,10 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 	// The full search's other settings stay at PocketSphinx's defaults: the
 	// ASR bench found none that helps (a larger -lw, -dither, a lower -upperf
 	// for telephone audio, a fixed frequency warp, wider beams). The quick
-	// search that speaker adaptation's first pass runs on leaves out the flat-lexicon pass
-	// (engine_cgo.go); narrowing its beams as well (-beam and -pbeam 1e-40,
-	// -wbeam 1e-24, -maxhmmpf 10000) cost the dev split 18 words on clean
-	// calls.
+	// search that speaker adaptation's first pass runs on leaves out the
+	// flat-lexicon pass (engine_cgo.go); narrowing its beams as well (-beam
+	// and -pbeam 1e-40, -wbeam 1e-24, -maxhmmpf 10000) cost the dev split 18
+	// words on clean calls.
 	args = append(args, cfg.ExtraArgs...)
 	start := time.Now()
 	for i := 0; i < cfg.Decoders; i++ {
@@ -338,7 +338,7 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 	if len(regions) == 0 {
 		return nil, nil, nil
 	}
-	if t.narrow != nil && rate <= NarrowbandRate {
+	if t.mapsNarrowband(rate) {
 		t.log.Debug("sphinx narrowband channel", "channel", ch, "median_pitch_hz", int(in.pitch), "map_weight", weight, "voice_band", in.band)
 	}
 	r := newResampler(in.samples, rate)
@@ -666,6 +666,12 @@ type channelInput struct {
 	band          bool
 }
 
+// mapsNarrowband says whether audio at rate goes through the narrowband
+// map: telephone-band audio, when the engine has a map.
+func (t *Transcriber) mapsNarrowband(rate int) bool {
+	return t.narrow != nil && rate <= NarrowbandRate
+}
+
 // telephoneInput finds a channel's speech regions and, for telephone-band
 // audio with a narrowband map, its share of the map and whether it is decoded
 // from its voice band, measured on the channel as it came. Transcribe and the
@@ -676,7 +682,7 @@ func (t *Transcriber) telephoneInput(samples []int16, rate int) (channelInput, e
 	r := newResampler(samples, rate)
 	regions, err := findRegions(r, t.cfg.VADThreshold)
 	in.regions = regions
-	if err != nil || rate > NarrowbandRate || t.narrow == nil {
+	if err != nil || !t.mapsNarrowband(rate) {
 		return in, err
 	}
 	in.pitch = medianPitch(r, regions)
@@ -714,7 +720,7 @@ func (t *Transcriber) Cepstra(ctx context.Context, samples []int16, rate int) (c
 // that share (0 for wideband audio or without a map). The narrowband
 // adaptation trainer (infra/bench/cmd/narrowbandadapt) fits on these.
 func (t *Transcriber) DecodedCepstra(ctx context.Context, samples []int16, rate int) (cep []float32, dim int, weight float64, err error) {
-	if t.narrow == nil || rate > NarrowbandRate {
+	if !t.mapsNarrowband(rate) {
 		// Nothing to decide: the front end's cepstra as they are, without
 		// running the detector for regions nothing here reads.
 		cep, dim, err = t.Cepstra(ctx, samples, rate)
