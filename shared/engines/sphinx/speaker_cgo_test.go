@@ -7,11 +7,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/callscribe/callscribe/shared/callscribe"
@@ -245,17 +248,39 @@ func TestTooFewWordsToAdaptToAreDecodedOnTheFullSearch(t *testing.T) {
 
 // errAfter is a context whose Err reports cancellation from its n-th call on,
 // so a test can stop a transcription at each point that checks it.
-type errAfter struct {
+// checkpoints is a context that counts a job's cancellation checks (its
+// Err calls), notes where in the engine each was made, and reports the job
+// cancelled from check stopAt on (never, when stopAt is 0).
+type checkpoints struct {
 	context.Context
-	calls, n int
+	stopAt int
+	mu     sync.Mutex
+	sites  []string
 }
 
-func (c *errAfter) Err() error {
-	c.calls++
-	if c.calls >= c.n {
+func (c *checkpoints) Err() error {
+	_, file, line, _ := runtime.Caller(1)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sites = append(c.sites, fmt.Sprintf("%s:%d", filepath.Base(file), line))
+	if c.stopAt > 0 && len(c.sites) >= c.stopAt {
 		return context.Canceled
 	}
 	return nil
+}
+
+// stops lists the checks (1-based) to stop a job at: the first check made
+// at each place, which stops the job as it enters that stage.
+func (c *checkpoints) stops() []int {
+	seen := map[string]bool{}
+	var at []int
+	for i, site := range c.sites {
+		if !seen[site] {
+			seen[site] = true
+			at = append(at, i+1)
+		}
+	}
+	return at
 }
 
 // Whether a job finishes or stops in its first pass, its adaptation or its
@@ -272,29 +297,38 @@ func TestDecoderReturnsToItsFullSearch(t *testing.T) {
 	defer tr.Close()
 	audio, _ := speakerCall(t, "slt", 8000)
 	for _, keyterms := range [][]string{nil, {"payment", "customer service"}} {
-		// Every other check without keyterms (the first, in the first pass
-		// on the quick search, included: a whole job is one check a region,
-		// and each costs a decode); with keyterms (each job builds a search
-		// of its own, about a second) a check in each stretch of the job.
-		next := func(n int) int { return n + 2 }
-		if keyterms != nil {
-			next = func(n int) int { return 2 * n }
+		// A whole job first, noting where the engine checks for
+		// cancellation; then the job again, stopped as it enters each of
+		// those stages. (Stopping at every check costs a partial decode a
+		// check, and the checks within a stage leave the decoder in the same
+		// state.)
+		whole := &checkpoints{Context: context.Background()}
+		if _, err := tr.Transcribe(whole, callscribe.TranscriptionRequest{Audio: audio, Keyterms: keyterms}); err != nil {
+			t.Fatalf("keyterms %q: %v", keyterms, err)
 		}
-		finished := false
-		for n := 1; !finished; n = next(n) {
-			ctx := &errAfter{Context: context.Background(), n: n}
+		if search := tr.all[0].activeSearch(); search != "mixed" {
+			t.Fatalf("keyterms %q, a finished job: the decoder is on search %q, want mixed", keyterms, search)
+		}
+		places := map[string]bool{}
+		for _, site := range whole.sites {
+			places[site] = true
+		}
+		// The first pass's regions and the last decode's at least: fewer
+		// means the checks have moved.
+		if len(places) < 2 {
+			t.Fatalf("keyterms %q: the job checked for cancellation at %v only", keyterms, whole.sites)
+		}
+		for _, n := range whole.stops() {
+			ctx := &checkpoints{Context: context.Background(), stopAt: n}
 			_, err := tr.Transcribe(ctx, callscribe.TranscriptionRequest{Audio: audio, Keyterms: keyterms})
-			finished = err == nil
-			if !finished && !errors.Is(err, context.Canceled) {
-				t.Fatalf("keyterms %q, stopped at check %d: %v", keyterms, n, err)
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("keyterms %q, stopped at check %d of %d (%s): err %v, want cancelled", keyterms, n, len(whole.sites), whole.sites[n-1], err)
 			}
 			if search := tr.all[0].activeSearch(); search != "mixed" {
-				t.Fatalf("keyterms %q, stopped at check %d (%v): the decoder is on search %q, want mixed", keyterms, n, err, search)
-			}
-			if n > 1000 {
-				t.Fatalf("keyterms %q: the job never finished", keyterms)
+				t.Fatalf("keyterms %q, stopped at check %d (%s): the decoder is on search %q, want mixed", keyterms, n, whole.sites[n-1], search)
 			}
 		}
+		t.Logf("keyterms %q: %d checks at %d places, stopped at %v", keyterms, len(whole.sites), len(places), whole.stops())
 	}
 }
 
