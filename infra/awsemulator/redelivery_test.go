@@ -11,6 +11,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -59,10 +60,38 @@ func (e *flakyEngine) Transcribe(ctx context.Context, req callscribe.Transcripti
 // is processing, or panics in the first delivery of one hinted panicLanguage
 // (inside the function, as the emulator's invokeWorker sees it).
 type deliveryHook struct {
-	backend *awsstack.AWS
-	account string
-	mu      sync.Mutex
-	counts  map[string]int
+	backend  *awsstack.AWS
+	mu       sync.Mutex
+	accounts []string // each subtest's own, so its quota is its own
+	counts   map[string]int
+}
+
+// addAccount signs up an account whose jobs the hook can look up.
+func (h *deliveryHook) addAccount(t *testing.T, email string) string {
+	t.Helper()
+	acct, err := h.backend.Service.Signup(context.Background(), email, "long-enough-password")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.mu.Lock()
+	h.accounts = append(h.accounts, acct.ID)
+	h.mu.Unlock()
+	return acct.ID
+}
+
+// job reads a job, whichever subtest's account it belongs to.
+func (h *deliveryHook) job(ctx context.Context, id string) (*callscribe.Job, error) {
+	h.mu.Lock()
+	accounts := slices.Clone(h.accounts)
+	h.mu.Unlock()
+	err := errors.New("no account holds job " + id)
+	for _, acct := range accounts {
+		var job *callscribe.Job
+		if job, err = h.backend.Service.Get(ctx, acct, id); err == nil {
+			return job, nil
+		}
+	}
+	return nil, err
 }
 
 var errKilled = errors.New("the function was killed mid-job")
@@ -80,7 +109,7 @@ func (h *deliveryHook) wrap(f inventory.Function, invoke workerInvoke) workerInv
 		h.counts[key]++
 		first := h.counts[key] == 1
 		h.mu.Unlock()
-		job, err := h.backend.Service.Get(ctx, h.account, key)
+		job, err := h.job(ctx, key)
 		if first && err == nil && job.Language == panicLanguage {
 			return invoke(&panickingContext{ctx}, m)
 		}
@@ -94,7 +123,7 @@ func (h *deliveryHook) wrap(f inventory.Function, invoke workerInvoke) workerInv
 		go func() {
 			defer cancel()
 			for ctx.Err() == nil {
-				if job, err := h.backend.Service.Get(context.Background(), h.account, key); err == nil && job.Status == callscribe.StatusProcessing {
+				if job, err := h.job(context.Background(), key); err == nil && job.Status == callscribe.StatusProcessing {
 					time.Sleep(100 * time.Millisecond) // into the engine's work
 					return
 				}
@@ -122,10 +151,10 @@ func TestWorkerRedeliveryAndDeadLetters(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the local AWS servers")
 	}
-	// Not in parallel with the black-box tests: its deliveries are timed
-	// against a short visibility timeout. Its settings go into the
-	// configuration read from the environment, not into the environment the
-	// other tests' services inherit.
+	// Beside the black-box tests, which start services of their own: its
+	// settings go into the configuration read from the environment, not into
+	// the environment those services inherit.
+	t.Parallel()
 	servers := awstest.StartT(t, awstest.Options{DynamoDB: true, SQS: true, S3: true})
 	cfg, err := config.ConfigFromEnv()
 	if err != nil {
@@ -134,6 +163,7 @@ func TestWorkerRedeliveryAndDeadLetters(t *testing.T) {
 	cfg.Transcriber = "flaky"
 	cfg.QuotaMinutes = 100
 	cfg.SessionSecret = "redelivery-test-secret-0123456789abcdef"
+	cfg.Workers = 4 // a worker for each subtest's job: none waits for another's
 	const visibility = 2 * time.Second
 	ctx := context.Background()
 	if err := provision(ctx, servers, &cfg, sqs.QueueOptions{VisibilityTimeout: visibility}); err != nil {
@@ -150,17 +180,12 @@ func TestWorkerRedeliveryAndDeadLetters(t *testing.T) {
 			// Slow enough for the kill hook to stop a job mid-work (it
 			// waits 100 ms into processing), and far enough inside the
 			// visibility timeout that a redelivered job finishes before SQS
-			// would rightly hand its message out a third time: with 1.5 s
-			// of 2 s, a loaded machine (the other black-box tests run
-			// beside this one) sometimes took longer.
+			// would rightly hand its message out a third time: 1.5 s of
+			// 2 s sometimes took longer on a loaded machine.
 			return &flakyEngine{testengine.Engine{Delay: 400 * time.Millisecond}}, nil, nil
 		},
 	}
-	acct, err := backend.Service.Signup(ctx, "sqs@example.com", "long-enough-password")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hook := &deliveryHook{backend: backend, account: acct.ID, counts: map[string]int{}}
+	hook := &deliveryHook{backend: backend, counts: map[string]int{}}
 	workCtx, stopWork := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	if err := startWorkers(workCtx, &wg, backend, servers, cfg, logger, table, hook.wrap); err != nil {
@@ -173,21 +198,21 @@ func TestWorkerRedeliveryAndDeadLetters(t *testing.T) {
 		samples[i] = int16((i % 40) * 300)
 	}
 	audio := decode.EncodeWAV(8000, samples) // one second
-	submit := func(t *testing.T, language string) *callscribe.Job {
+	submit := func(t *testing.T, acct, language string) *callscribe.Job {
 		t.Helper()
 		job, err := backend.Service.SubmitTranscription(ctx, jobs.TranscriptionRequest{
-			AccountID: acct.ID, Audio: bytes.NewReader(audio), AudioSize: int64(len(audio)), Filename: "call.wav", Language: language,
+			AccountID: acct, Audio: bytes.NewReader(audio), AudioSize: int64(len(audio)), Filename: "call.wav", Language: language,
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return job
 	}
-	waitTerminal := func(t *testing.T, id string, within time.Duration) *callscribe.Job {
+	waitTerminal := func(t *testing.T, acct, id string, within time.Duration) *callscribe.Job {
 		t.Helper()
 		deadline := time.Now().Add(within)
 		for {
-			job, err := backend.Service.Get(ctx, acct.ID, id)
+			job, err := backend.Service.Get(ctx, acct, id)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -202,9 +227,9 @@ func TestWorkerRedeliveryAndDeadLetters(t *testing.T) {
 	}
 	client := awssqs.NewFromConfig(servers.SQSConfig())
 	queueURL, dlqURL := cfg.TranscriptionQueueURL, cfg.TranscriptionQueueURL+sqs.DLQSuffix
-	usedSeconds := func(t *testing.T) float64 {
+	usedSeconds := func(t *testing.T, acct string) float64 {
 		t.Helper()
-		u, err := backend.Service.Usage(ctx, acct.ID)
+		u, err := backend.Service.Usage(ctx, acct)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,11 +238,16 @@ func TestWorkerRedeliveryAndDeadLetters(t *testing.T) {
 
 	// A worker killed mid-job: SQS redelivers the message after the
 	// visibility timeout and the job ends once, succeeded, metered once.
+	// The subtests run in parallel, each with its own account and job (the
+	// hook counts deliveries by job), so their waits on the visibility
+	// timeout overlap.
 	t.Run("KilledMidJobIsRedelivered", func(t *testing.T) {
-		before := usedSeconds(t)
+		t.Parallel()
+		acct := hook.addAccount(t, "killed@example.com")
+		before := usedSeconds(t, acct)
 		start := time.Now()
-		job := submit(t, killLanguage)
-		done := waitTerminal(t, job.ID, 30*time.Second)
+		job := submit(t, acct, killLanguage)
+		done := waitTerminal(t, acct, job.ID, 30*time.Second)
 		if done.Status != callscribe.StatusSucceeded {
 			t.Fatalf("job %s, error %+v; want succeeded after the redelivery", done.Status, done.Error)
 		}
@@ -227,7 +257,7 @@ func TestWorkerRedeliveryAndDeadLetters(t *testing.T) {
 		if took := time.Since(start); took < visibility {
 			t.Errorf("the job finished %v after submission, before the %v visibility timeout let the message back", took, visibility)
 		}
-		if used := usedSeconds(t) - before; used != job.AudioSeconds {
+		if used := usedSeconds(t, acct) - before; used != job.AudioSeconds {
 			t.Errorf("the job used %v seconds of quota, want %v once", used, job.AudioSeconds)
 		}
 		// Nothing stays queued, and the message is not dead-lettered.
@@ -241,8 +271,10 @@ func TestWorkerRedeliveryAndDeadLetters(t *testing.T) {
 	// A function that panics mid-invocation fails that invocation only: the
 	// message comes back after the visibility timeout and the job succeeds.
 	t.Run("PanickingInvocationIsRedelivered", func(t *testing.T) {
-		job := submit(t, panicLanguage)
-		done := waitTerminal(t, job.ID, 30*time.Second)
+		t.Parallel()
+		acct := hook.addAccount(t, "panicked@example.com")
+		job := submit(t, acct, panicLanguage)
+		done := waitTerminal(t, acct, job.ID, 30*time.Second)
 		if done.Status != callscribe.StatusSucceeded {
 			t.Fatalf("job %s, error %+v; want succeeded after the redelivery", done.Status, done.Error)
 		}
@@ -254,6 +286,7 @@ func TestWorkerRedeliveryAndDeadLetters(t *testing.T) {
 	// A body no worker can decode is received QueueMaxReceives times, then
 	// SQS moves it to the dead-letter queue.
 	t.Run("UndecodableMessageEndsInDLQ", func(t *testing.T) {
+		t.Parallel()
 		const body = `{"kind":"transcribe","jobId":` // cut short
 		if _, err := client.SendMessage(ctx, &awssqs.SendMessageInput{QueueUrl: aws.String(queueURL), MessageBody: aws.String(body)}); err != nil {
 			t.Fatal(err)
@@ -272,9 +305,11 @@ func TestWorkerRedeliveryAndDeadLetters(t *testing.T) {
 	// (MaxJobAttempts < QueueMaxReceives: the delivery after the last attempt
 	// fails the job and is acknowledged, so the message does not reach the DLQ.)
 	t.Run("AlwaysFailingJobEndsFailed", func(t *testing.T) {
-		before := usedSeconds(t)
-		job := submit(t, failingLanguage)
-		done := waitTerminal(t, job.ID, time.Duration(callscribe.QueueMaxReceives+2)*(visibility+2*time.Second))
+		t.Parallel()
+		acct := hook.addAccount(t, "failing@example.com")
+		before := usedSeconds(t, acct)
+		job := submit(t, acct, failingLanguage)
+		done := waitTerminal(t, acct, job.ID, time.Duration(callscribe.QueueMaxReceives+2)*(visibility+2*time.Second))
 		if done.Status != callscribe.StatusFailed || done.Error == nil {
 			t.Fatalf("job %s, error %+v; want failed with a reason", done.Status, done.Error)
 		}
@@ -282,7 +317,7 @@ func TestWorkerRedeliveryAndDeadLetters(t *testing.T) {
 		if n < callscribe.MaxJobAttempts || n > callscribe.QueueMaxReceives {
 			t.Errorf("%d deliveries, want between MaxJobAttempts (%d) and QueueMaxReceives (%d)", n, callscribe.MaxJobAttempts, callscribe.QueueMaxReceives)
 		}
-		if used := usedSeconds(t) - before; used != 0 {
+		if used := usedSeconds(t, acct) - before; used != 0 {
 			t.Errorf("a failed job holds %v seconds of quota", used)
 		}
 		// Acknowledged once failed: no further deliveries.
