@@ -57,7 +57,7 @@ deps-aws:
 # make test runs a shorter pass (TEST_FUZZTIME): every committed corpus entry
 # and seed still runs in full; the new inputs are the part that scales.
 FUZZTIME ?= 150000x
-TEST_FUZZTIME ?= 50000x
+TEST_FUZZTIME ?= 20000x
 fuzz:
 	@bash infra/scripts/fuzz.sh $(FUZZTIME)
 

@@ -9,17 +9,22 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/callscribe/callscribe/shared/stack/config"
 	"github.com/callscribe/callscribe/shared/testkit/apitest"
+	"github.com/callscribe/callscribe/shared/testkit/awstest"
 )
 
 const quotaMinutes = 5
@@ -28,6 +33,9 @@ type service struct {
 	addr string
 	// logPath is the file that captures the process's output.
 	logPath string
+	// stop sends SIGTERM (the emulation stops the servers it started) and
+	// waits for the process; the test's cleanup calls it too.
+	stop func()
 }
 
 func (s *service) BaseURL() string { return "http://" + s.addr }
@@ -36,8 +44,36 @@ func (s *service) BaseURL() string { return "http://" + s.addr }
 // tests, which run in parallel.
 var binaries = apitest.Binaries{Name: "callscribe-awsemulator"}
 
+// One DynamoDB Local and one local-aws-sqs serve every test's emulation,
+// each under a resource prefix of its own (RESOURCE_PREFIX): a JVM apiece
+// cost about 3 CPU-seconds to start and as many again to warm up.
+var (
+	sharedOnce     sync.Once
+	sharedServers  *awstest.Servers
+	sharedErr      error
+	sharedPrefixes atomic.Int64
+)
+
+// localServers starts the shared servers on first use.
+func localServers(t *testing.T) *awstest.Servers {
+	t.Helper()
+	sharedOnce.Do(func() {
+		sharedServers, sharedErr = awstest.Start(context.Background(), awstest.Options{DynamoDB: true, SQS: true})
+	})
+	if sharedErr != nil {
+		t.Fatal(sharedErr)
+	}
+	return sharedServers
+}
+
+// testResourcePrefix is a RESOURCE_PREFIX no other test uses.
+func testResourcePrefix() string { return fmt.Sprintf("test%d", sharedPrefixes.Add(1)) }
+
 func TestMain(m *testing.M) {
 	code := m.Run()
+	if sharedServers != nil {
+		sharedServers.Stop()
+	}
 	binaries.Remove()
 	os.Exit(code)
 }
@@ -50,6 +86,7 @@ func TestMain(m *testing.M) {
 func startService(t *testing.T, tags string, extraEnv ...string) *service {
 	t.Helper()
 	bin := binaries.Build(t, tags)
+	servers := localServers(t)
 	dir := t.TempDir()
 	logPath := filepath.Join(dir, "service.log")
 	s := &service{addr: apitest.FreeAddr(t), logPath: logPath}
@@ -68,6 +105,9 @@ func startService(t *testing.T, tags string, extraEnv ...string) *service {
 		"WORKERS=4",
 		"CALLBACK_BACKOFF_BASE=50ms",
 		"CALLBACK_ALLOW_HOSTS=127.0.0.1",
+		"AWS_ENDPOINT_URL_DYNAMODB="+servers.DynamoDBEndpoint,
+		"AWS_ENDPOINT_URL_SQS="+servers.SQSEndpoint,
+		"RESOURCE_PREFIX="+testResourcePrefix(),
 	)
 	cmd.Env = append(cmd.Env, extraEnv...)
 	cmd.Stdout, cmd.Stderr = logs, logs
@@ -76,14 +116,20 @@ func startService(t *testing.T, tags string, extraEnv ...string) *service {
 	}
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
+	var stopOnce sync.Once
+	s.stop = func() {
+		stopOnce.Do(func() {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				_ = cmd.Process.Kill()
+				<-done
+			}
+		})
+	}
 	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
+		s.stop()
 		logs.Close()
 		if t.Failed() {
 			if b, err := os.ReadFile(logPath); err == nil {
@@ -94,7 +140,6 @@ func startService(t *testing.T, tags string, extraEnv ...string) *service {
 			}
 		}
 	})
-	// Start-up includes DynamoDB Local's JVM.
 	deadline := time.Now().Add(90 * time.Second)
 	hc := &http.Client{Timeout: time.Second}
 	for {
@@ -192,4 +237,60 @@ func TestBlackBoxAWSLocalRedactionMP3RealEngine(t *testing.T) {
 		"LOG_LEVEL=debug", "TMPDIR="+tmp, "REDACT_PII=")
 	apitest.RunRedactedCall(t, svc, apitest.Options{QuotaMinutes: quotaMinutes, JobTimeout: apitest.RealCallTimeout}, call,
 		func() []string { return []string{svc.logPath, tmp} })
+}
+
+// On a DynamoDB already running (AWS_ENDPOINT_URL_DYNAMODB, as for a
+// DynamoDB Local with -dbPath), what the tables hold outlives the emulation:
+// started again with the same RESOURCE_PREFIX, it logs the account in and
+// serves its keys and jobs.
+func TestBlackBoxAWSLocalKeepsTablesOnARunningDynamoDB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("black-box suite: builds and runs the binary with the local AWS servers")
+	}
+	t.Parallel()
+	prefix := "restart" + testResourcePrefix()
+	first := startService(t, "testengine", "RESOURCE_PREFIX="+prefix)
+	email, password := "restart@example.com", "long-enough-password"
+	call := func(svc *service, method, path, bearer string, body any, want int) map[string]any {
+		t.Helper()
+		b, _ := json.Marshal(body)
+		req, _ := http.NewRequest(method, svc.BaseURL()+path, bytes.NewReader(b))
+		req.Header.Set("Content-Type", "application/json")
+		if bearer != "" {
+			req.Header.Set("Authorization", "Bearer "+bearer)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&out)
+		if resp.StatusCode != want {
+			t.Fatalf("%s %s: %d %v, want %d", method, path, resp.StatusCode, out, want)
+		}
+		return out
+	}
+	call(first, http.MethodPost, "/dashboard/signup", "", map[string]string{"email": email, "password": password}, http.StatusCreated)
+	token, _ := call(first, http.MethodPost, "/dashboard/login", "", map[string]string{"email": email, "password": password}, http.StatusOK)["token"].(string)
+	key, _ := call(first, http.MethodPost, "/dashboard/api-keys", token, nil, http.StatusCreated)["api_key"].(string)
+	job, _ := call(first, http.MethodPost, "/v1/summarize", key, map[string]string{"transcript_text": "Agent: thank you for calling. User: my card was charged twice."}, http.StatusAccepted)["job_id"].(string)
+	deadline := time.Now().Add(30 * time.Second)
+	for call(first, http.MethodGet, "/v1/transcriptions/"+job, key, nil, http.StatusOK)["status"] != "succeeded" {
+		if time.Now().After(deadline) {
+			t.Fatalf("summary job %s did not succeed within 30 s", job)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	first.stop()
+
+	again := startService(t, "testengine", "RESOURCE_PREFIX="+prefix)
+	call(again, http.MethodPost, "/dashboard/login", "", map[string]string{"email": email, "password": password}, http.StatusOK)
+	got := call(again, http.MethodGet, "/v1/transcriptions/"+job, key, nil, http.StatusOK)
+	if got["status"] != "succeeded" || got["result"] == nil {
+		t.Errorf("the job after the restart: %v, want it succeeded with its result", got)
+	}
+	// A prefix of its own sees none of it.
+	other := startService(t, "testengine")
+	call(other, http.MethodPost, "/dashboard/login", "", map[string]string{"email": email, "password": password}, http.StatusUnauthorized)
 }

@@ -29,6 +29,13 @@
 // CALLBACK_ALLOW_HOSTS, CALLBACK_BACKOFF_BASE, TRANSCRIBER, WORKERS, ...). State
 // lives in the in-memory local servers and is gone when the process stops; the
 // servers are stopped on exit. Lambda's 6 MB request limit is not emulated.
+//
+// With AWS_ENDPOINT_URL_DYNAMODB or AWS_ENDPOINT_URL_SQS set (the SDK's own
+// variables) it uses the DynamoDB or SQS server already running there instead
+// of starting one, and leaves it running: a DynamoDB Local started with
+// -dbPath keeps the tables, and so the accounts and jobs, across restarts.
+// RESOURCE_PREFIX (default callscribe) begins the names of its tables, queues
+// and bucket, so several emulations can share one server (the tests do).
 package main
 
 import (
@@ -42,6 +49,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"regexp"
 	"sync"
 	"syscall"
 	"time"
@@ -76,15 +84,33 @@ func providers() engines.Table[*awsstack.AWS] {
 	return t
 }
 
-// Names of the local resources (the template lets CloudFormation name them on AWS).
-const (
-	tablePrefix = "callscribe_"
-	queuePrefix = "callscribe-"
-	bucketName  = "callscribe-audio"
-)
+// defaultResourcePrefix begins the local resources' names (the template lets
+// CloudFormation name them on AWS): callscribe_jobs, callscribe-transcription,
+// callscribe-audio, ...
+const defaultResourcePrefix = "callscribe"
+
+// resourcePrefixPattern keeps a prefix valid in a table, a queue and a bucket
+// name alike (S3's rules are the narrowest: lower case, digits and hyphens).
+var resourcePrefixPattern = regexp.MustCompile(`^[a-z][a-z0-9-]{0,29}$`)
+
+// resourcePrefix checks RESOURCE_PREFIX's value.
+func resourcePrefix(prefix string) (string, error) {
+	if prefix == "" {
+		return defaultResourcePrefix, nil
+	}
+	if !resourcePrefixPattern.MatchString(prefix) {
+		return "", fmt.Errorf("configuration: RESOURCE_PREFIX=%q: want a lower-case letter, then up to 29 lower-case letters, digits or hyphens", prefix)
+	}
+	return prefix, nil
+}
 
 func main() {
 	cfg, err := config.ConfigFromEnv()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	prefix, err := resourcePrefix(os.Getenv("RESOURCE_PREFIX"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
@@ -93,16 +119,17 @@ func main() {
 	logger := config.NewLogger(cfg.LogLevel)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, cfg, logger); err != nil {
+	if err := run(ctx, cfg, prefix, logger); err != nil {
 		logger.Error("awsemulator stopped with an error", "err", err)
 		os.Exit(1)
 	}
 	logger.Info("awsemulator stopped")
 }
 
-func run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
+func run(ctx context.Context, cfg config.Config, prefix string, logger *slog.Logger) error {
 	started := time.Now()
-	servers, err := awstest.Start(ctx, awstest.Options{DynamoDB: true, SQS: true, S3: true})
+	servers, err := awstest.Start(ctx, awstest.Options{DynamoDB: true, SQS: true, S3: true,
+		DynamoDBAt: cfg.DynamoDBEndpoint, SQSAt: cfg.SQSEndpoint})
 	if err != nil {
 		return fmt.Errorf("starting the local AWS servers: %w", err)
 	}
@@ -117,7 +144,7 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		}
 		cfg.SessionSecret = hex.EncodeToString(buf)
 	}
-	if err := provision(ctx, servers, &cfg, sqs.QueueOptions{}); err != nil {
+	if err := provision(ctx, servers, prefix, &cfg, sqs.QueueOptions{}); err != nil {
 		return err
 	}
 	if cfg.Transcriber == "aws-transcribe" {
@@ -178,26 +205,28 @@ func run(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 }
 
 // provision creates the tables, queues (with queueOpts: tests shorten the
-// visibility timeout) and bucket and points cfg at them.
-func provision(ctx context.Context, servers *awstest.Servers, cfg *config.Config, queueOpts sqs.QueueOptions) error {
-	tables := dynamodb.PrefixedTableNames(tablePrefix)
+// visibility timeout) and bucket whose names begin with prefix, unless they
+// exist, and points cfg at them.
+func provision(ctx context.Context, servers *awstest.Servers, prefix string, cfg *config.Config, queueOpts sqs.QueueOptions) error {
+	tables := dynamodb.PrefixedTableNames(prefix + "_")
 	if err := dynamodb.CreateTables(ctx, ddb.NewFromConfig(servers.DynamoDBConfig()), tables); err != nil {
 		return err
 	}
-	names := []string{queuePrefix + inventory.QueueTranscription, queuePrefix + inventory.QueueDerived, queuePrefix + inventory.QueueCallback}
+	names := []string{prefix + "-" + inventory.QueueTranscription, prefix + "-" + inventory.QueueDerived, prefix + "-" + inventory.QueueCallback}
 	qs, err := sqs.CreateQueues(ctx, awssqs.NewFromConfig(servers.SQSConfig()), names, queueOpts)
 	if err != nil {
 		return err
 	}
 	s3c := awss3.NewFromConfig(servers.S3Config(), func(o *awss3.Options) { o.UsePathStyle = true })
-	if err := s3.CreateBucket(ctx, s3c, bucketName); err != nil {
+	bucket := prefix + "-audio"
+	if err := s3.CreateBucket(ctx, s3c, bucket); err != nil {
 		return err
 	}
 	cfg.JobsTable, cfg.UsageTable, cfg.AccountsTable, cfg.APIKeysTable = tables.Jobs, tables.Usage, tables.Accounts, tables.APIKeys
 	cfg.IdempotencyTable = tables.Idempotency
 	cfg.SigningSecretsTable = tables.SigningSecrets
 	cfg.SearchTable = tables.Search
-	cfg.AudioBucket = bucketName
+	cfg.AudioBucket = bucket
 	cfg.TranscriptionQueueURL = qs[names[0]].URL
 	cfg.DerivedQueueURL = qs[names[1]].URL
 	cfg.CallbackQueueURL = qs[names[2]].URL

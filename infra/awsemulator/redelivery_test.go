@@ -155,7 +155,8 @@ func TestWorkerRedeliveryAndDeadLetters(t *testing.T) {
 	// settings go into the configuration read from the environment, not into
 	// the environment those services inherit.
 	t.Parallel()
-	servers := awstest.StartT(t, awstest.Options{DynamoDB: true, SQS: true, S3: true})
+	shared := localServers(t)
+	servers := awstest.StartT(t, awstest.Options{S3: true, DynamoDBAt: shared.DynamoDBEndpoint, SQSAt: shared.SQSEndpoint})
 	cfg, err := config.ConfigFromEnv()
 	if err != nil {
 		t.Fatal(err)
@@ -166,7 +167,7 @@ func TestWorkerRedeliveryAndDeadLetters(t *testing.T) {
 	cfg.Workers = 4 // a worker for each subtest's job: none waits for another's
 	const visibility = 2 * time.Second
 	ctx := context.Background()
-	if err := provision(ctx, servers, &cfg, sqs.QueueOptions{VisibilityTimeout: visibility}); err != nil {
+	if err := provision(ctx, servers, testResourcePrefix(), &cfg, sqs.QueueOptions{VisibilityTimeout: visibility}); err != nil {
 		t.Fatal(err)
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -51,6 +51,12 @@ type Options struct {
 	DynamoDB bool
 	SQS      bool
 	S3       bool
+	// DynamoDBAt and SQSAt are the endpoints of servers already running
+	// (another test's, or a DynamoDB Local started with -dbPath, which keeps
+	// its tables): Start waits for each to answer and uses it instead of
+	// starting one, and Stop leaves it running.
+	DynamoDBAt string
+	SQSAt      string
 	// RepoRoot is the repository checkout holding infra/; found by walking up from
 	// the working directory to go.mod when empty.
 	RepoRoot string
@@ -80,6 +86,12 @@ func Start(ctx context.Context, opts Options) (_ *Servers, err error) {
 	}
 	if opts.Log == nil {
 		opts.Log = io.Discard
+	}
+	if opts.DynamoDBAt != "" {
+		opts.DynamoDB = false
+	}
+	if opts.SQSAt != "" {
+		opts.SQS = false
 	}
 	if opts.RepoRoot == "" && (opts.DynamoDB || opts.SQS) {
 		if opts.RepoRoot, err = findRepoRoot(); err != nil {
@@ -111,11 +123,24 @@ func Start(ctx context.Context, opts Options) (_ *Servers, err error) {
 			results <- result{name, endpoint, err}
 		}()
 	}
-	if opts.DynamoDB {
-		startExternal("dynamodb-local", "start-dynamodb-local.sh", dynamoReady)
+	useRunning := func(name, endpoint string, ready func(context.Context, string) error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results <- result{name, endpoint, waitReady(ctx, opts.StartTimeout, name, endpoint, ready)}
+		}()
 	}
-	if opts.SQS {
+	switch {
+	case opts.DynamoDB:
+		startExternal("dynamodb-local", "start-dynamodb-local.sh", dynamoReady)
+	case opts.DynamoDBAt != "":
+		useRunning("dynamodb-local", opts.DynamoDBAt, dynamoReady)
+	}
+	switch {
+	case opts.SQS:
 		startExternal("local-aws-sqs", "start-sqs-local.sh", sqsReady)
+	case opts.SQSAt != "":
+		useRunning("local-aws-sqs", opts.SQSAt, sqsReady)
 	}
 	if opts.S3 {
 		// gofakes3 keeps objects in memory and accepts any credentials. It does not
@@ -272,6 +297,23 @@ func startProcess(ctx context.Context, opts Options, name, script string, ready 
 			return "", stop, fmt.Errorf("%s exited before it was ready (%v); output:\n%s\n(are the local AWS servers installed? run 'make deps-aws')", name, err, msg)
 		case <-wctx.Done():
 			return "", stop, fmt.Errorf("%s: not ready at %s after %s; output:\n%s", name, endpoint, opts.StartTimeout, strings.TrimSpace(tail.String()))
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// waitReady waits up to timeout for a server Start did not start to be ready.
+func waitReady(ctx context.Context, timeout time.Duration, name, endpoint string, ready func(context.Context, string) error) error {
+	wctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		err := ready(wctx, endpoint)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-wctx.Done():
+			return fmt.Errorf("%s: nothing ready at %s after %s: %v", name, endpoint, timeout, err)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}

@@ -2,6 +2,7 @@ package awstest
 
 import (
 	"context"
+	"net"
 	"os/exec"
 	"strings"
 	"testing"
@@ -34,6 +35,24 @@ func TestStartAndStop(t *testing.T) {
 		t.Errorf("s3 ListBuckets: %v", err)
 	}
 
+	// A second Servers on the first's DynamoDB Local and local-aws-sqs uses
+	// them and, stopped, leaves them running.
+	shared, err := Start(ctx, Options{DynamoDBAt: s.DynamoDBEndpoint, SQSAt: s.SQSEndpoint, S3: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shared.DynamoDBEndpoint != s.DynamoDBEndpoint || shared.SQSEndpoint != s.SQSEndpoint || shared.S3Endpoint == s.S3Endpoint || shared.S3Endpoint == "" {
+		t.Errorf("servers on the running ones: dynamodb %s, sqs %s, s3 %s; want the first's DynamoDB and SQS and an S3 of its own",
+			shared.DynamoDBEndpoint, shared.SQSEndpoint, shared.S3Endpoint)
+	}
+	shared.Stop()
+	if _, err := dynamodb.NewFromConfig(s.DynamoDBConfig()).ListTables(ctx, &dynamodb.ListTablesInput{}); err != nil {
+		t.Errorf("dynamodb ListTables after the second Servers stopped: %v", err)
+	}
+	if _, err := sqs.NewFromConfig(s.SQSConfig()).ListQueues(ctx, &sqs.ListQueuesInput{}); err != nil {
+		t.Errorf("sqs ListQueues after the second Servers stopped: %v", err)
+	}
+
 	port := strings.TrimPrefix(s.DynamoDBEndpoint, "http://127.0.0.1:")
 	s.Stop()
 	s.Stop() // idempotent
@@ -56,5 +75,19 @@ func TestMissingInstallFailsLoudly(t *testing.T) {
 	_, err := Start(context.Background(), Options{DynamoDB: true, SQS: true, RepoRoot: root})
 	if err == nil || !strings.Contains(err.Error(), "make deps-aws") {
 		t.Fatalf("Start without installed servers: got %v, want an error naming make deps-aws", err)
+	}
+}
+
+// A server said to be running that does not answer fails Start, naming it.
+func TestRunningServerThatDoesNotAnswer(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpoint := "http://" + l.Addr().String()
+	l.Close() // nothing listens there now
+	_, err = Start(context.Background(), Options{DynamoDBAt: endpoint, StartTimeout: 500 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), endpoint) {
+		t.Fatalf("Start on a DynamoDB that is not there: got %v, want an error naming %s", err, endpoint)
 	}
 }
