@@ -14,8 +14,9 @@ import (
 // embedded engine's words of a synthesised call reading out a card number, a
 // phone number and an e-mail address come back as tokens, with no value left
 // in the output object or the result. (The emulator's black-box test,
-// TestBlackBoxAWSLocalRedactionRealEngine, runs the same call through the
-// Lambda handlers, but needs the local DynamoDB and SQS of make deps-aws.)
+// TestBlackBoxAWSLocalRedactionMP3RealEngine, runs the same call as an MP3
+// through the Lambda handlers, but needs the local DynamoDB and SQS of make
+// deps-aws.)
 func TestContentRedactionOnRealSpeech(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the embedded speech engine on a synthesised call")
