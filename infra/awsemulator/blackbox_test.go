@@ -33,8 +33,8 @@ type service struct {
 	addr string
 	// logPath is the file that captures the process's output.
 	logPath string
-	// stop sends SIGTERM (the emulation stops the servers it started) and
-	// waits for the process; the test's cleanup calls it too.
+	// stop sends SIGTERM and waits for the process; the test's cleanup
+	// calls it too.
 	stop func()
 }
 
@@ -80,9 +80,10 @@ func TestMain(m *testing.M) {
 
 // startService starts the binary built with the given build tags ("" for the
 // one `make run-aws-local` runs) with the test engine selected, unless
-// extraEnv says otherwise; it is stopped with SIGTERM (so it stops the local
-// AWS servers it started) when the test ends. Each service has its own local
-// AWS servers, so the tests that start one can run in parallel.
+// extraEnv says otherwise; it is stopped with SIGTERM when the test ends.
+// Each service has its own tables and queues on the shared servers (a
+// RESOURCE_PREFIX of its own, unless extraEnv names one) and its own
+// in-process S3, so the tests that start one can run in parallel.
 func startService(t *testing.T, tags string, extraEnv ...string) *service {
 	t.Helper()
 	bin := binaries.Build(t, tags)
@@ -167,7 +168,7 @@ func TestBlackBoxAWSLocal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("black-box suite: builds and runs the binary with the local AWS servers")
 	}
-	// Not in parallel: its browser suites wait on timeouts that three
+	// Not in parallel: its browser suites wait on timeouts that the
 	// real-engine decodes beside them on two cores could exceed. Serial
 	// tests run before the parallel ones start.
 	svc := startService(t, "testengine")

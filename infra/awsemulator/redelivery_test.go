@@ -11,7 +11,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -60,38 +59,9 @@ func (e *flakyEngine) Transcribe(ctx context.Context, req callscribe.Transcripti
 // is processing, or panics in the first delivery of one hinted panicLanguage
 // (inside the function, as the emulator's invokeWorker sees it).
 type deliveryHook struct {
-	backend  *awsstack.AWS
-	mu       sync.Mutex
-	accounts []string // each subtest's own, so its quota is its own
-	counts   map[string]int
-}
-
-// addAccount signs up an account whose jobs the hook can look up.
-func (h *deliveryHook) addAccount(t *testing.T, email string) string {
-	t.Helper()
-	acct, err := h.backend.Service.Signup(context.Background(), email, "long-enough-password")
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.mu.Lock()
-	h.accounts = append(h.accounts, acct.ID)
-	h.mu.Unlock()
-	return acct.ID
-}
-
-// job reads a job, whichever subtest's account it belongs to.
-func (h *deliveryHook) job(ctx context.Context, id string) (*callscribe.Job, error) {
-	h.mu.Lock()
-	accounts := slices.Clone(h.accounts)
-	h.mu.Unlock()
-	err := errors.New("no account holds job " + id)
-	for _, acct := range accounts {
-		var job *callscribe.Job
-		if job, err = h.backend.Service.Get(ctx, acct, id); err == nil {
-			return job, nil
-		}
-	}
-	return nil, err
+	backend *awsstack.AWS
+	mu      sync.Mutex
+	counts  map[string]int
 }
 
 var errKilled = errors.New("the function was killed mid-job")
@@ -109,7 +79,7 @@ func (h *deliveryHook) wrap(f inventory.Function, invoke workerInvoke) workerInv
 		h.counts[key]++
 		first := h.counts[key] == 1
 		h.mu.Unlock()
-		job, err := h.job(ctx, key)
+		job, err := h.backend.Jobs.GetJob(ctx, key)
 		if first && err == nil && job.Language == panicLanguage {
 			return invoke(&panickingContext{ctx}, m)
 		}
@@ -123,7 +93,7 @@ func (h *deliveryHook) wrap(f inventory.Function, invoke workerInvoke) workerInv
 		go func() {
 			defer cancel()
 			for ctx.Err() == nil {
-				if job, err := h.job(context.Background(), key); err == nil && job.Status == callscribe.StatusProcessing {
+				if job, err := h.backend.Jobs.GetJob(context.Background(), key); err == nil && job.Status == callscribe.StatusProcessing {
 					time.Sleep(100 * time.Millisecond) // into the engine's work
 					return
 				}
@@ -187,6 +157,15 @@ func TestWorkerRedeliveryAndDeadLetters(t *testing.T) {
 		},
 	}
 	hook := &deliveryHook{backend: backend, counts: map[string]int{}}
+	// Each subtest signs up its own account, so its quota is its own.
+	signup := func(t *testing.T, email string) string {
+		t.Helper()
+		acct, err := backend.Service.Signup(ctx, email, "long-enough-password")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return acct.ID
+	}
 	workCtx, stopWork := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	if err := startWorkers(workCtx, &wg, backend, servers, cfg, logger, table, hook.wrap); err != nil {
@@ -244,7 +223,7 @@ func TestWorkerRedeliveryAndDeadLetters(t *testing.T) {
 	// timeout overlap.
 	t.Run("KilledMidJobIsRedelivered", func(t *testing.T) {
 		t.Parallel()
-		acct := hook.addAccount(t, "killed@example.com")
+		acct := signup(t, "killed@example.com")
 		before := usedSeconds(t, acct)
 		start := time.Now()
 		job := submit(t, acct, killLanguage)
@@ -273,7 +252,7 @@ func TestWorkerRedeliveryAndDeadLetters(t *testing.T) {
 	// message comes back after the visibility timeout and the job succeeds.
 	t.Run("PanickingInvocationIsRedelivered", func(t *testing.T) {
 		t.Parallel()
-		acct := hook.addAccount(t, "panicked@example.com")
+		acct := signup(t, "panicked@example.com")
 		job := submit(t, acct, panicLanguage)
 		done := waitTerminal(t, acct, job.ID, 30*time.Second)
 		if done.Status != callscribe.StatusSucceeded {
@@ -307,7 +286,7 @@ func TestWorkerRedeliveryAndDeadLetters(t *testing.T) {
 	// fails the job and is acknowledged, so the message does not reach the DLQ.)
 	t.Run("AlwaysFailingJobEndsFailed", func(t *testing.T) {
 		t.Parallel()
-		acct := hook.addAccount(t, "failing@example.com")
+		acct := signup(t, "failing@example.com")
 		before := usedSeconds(t, acct)
 		job := submit(t, acct, failingLanguage)
 		done := waitTerminal(t, acct, job.ID, time.Duration(callscribe.QueueMaxReceives+2)*(visibility+2*time.Second))
