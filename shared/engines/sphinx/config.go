@@ -84,6 +84,13 @@ type Config struct {
 	// that many times (0 means DefaultSpeakerVariancePrior; negative leaves
 	// the variances as they are).
 	SpeakerVariancePrior float64
+	// SpeakerOneTransform gives every Gaussian the speaker's one transform;
+	// otherwise each broad phonetic class of them (silence, sonorants,
+	// obstruents) gets its own (mllrclass.go). SpeakerClassPrior is the
+	// weight, in frames, pulling each class's transform towards the
+	// one-class transform (0 means DefaultSpeakerClassPrior).
+	SpeakerOneTransform bool
+	SpeakerClassPrior   float64
 	// SpeakerWarpFactors are the frequency warps (warp.go) tried for each
 	// adapted channel besides none (1): the channel's features are those of
 	// the warp its first-pass words align to best. nil means
@@ -139,6 +146,8 @@ const (
 	// through a line 210 / 195 / 204, formant voices 455 / - / 417, LibriVox
 	// 28 / 31 / 25 of 71.
 	DefaultSpeakerVariancePrior = 500.0
+	// DefaultSpeakerClassPrior: see Config.SpeakerOneTransform.
+	DefaultSpeakerClassPrior = 200.0
 	// speakerMinWords: a channel whose first pass has fewer words is decoded
 	// again without a speaker transform.
 	speakerMinWords = 15

@@ -39,28 +39,32 @@
 // default) each telephone channel is decoded twice (speaker_cgo.go). A quick
 // first pass (the forward-tree search alone, without the flat-lexicon pass)
 // finds words; the runs of them heard with confidence are aligned to the
-// channel's own features by SphinxTrain's bw (with the channel type's
-// transform applied), mllr_solve estimates a transform for this speaker from
-// that alignment alone, a second round aligns words again with that
-// transform and estimates again (the first pass's words, or, when under half
-// of them were heard with confidence, words decoded again on the quick search
-// with the first transform), and every region is decoded with the result on
-// the full search. The transform also scales the model's variances to how far
-// this speaker's frames spread around the moved means (variance.go), pulled
-// towards the model's own by a prior so short channels keep most of the
-// model's width. Before the rounds, the channel's frequency warp is chosen
-// (warp.go): the first pass's confident words are aligned to the channel's
-// features from front ends whose mel filters are warped by a few percent, and
-// the features that align with the highest likelihood are the ones adapted to
-// and decoded, so a voice whose formants sit off the model's middle is moved
-// towards it before its transform is estimated. No transcript is needed, so
-// the first pass's errors reach the alignment; on the dev sets the speaker's
-// own transform still beat a half and half blend with the general one. A
-// channel whose first pass has fewer than 15 words (too few frames per
-// parameter) is decoded again unadapted on the full search. Supervised
-// adaptation to the bench's own Agent voice, measured once as a ceiling and
-// never shipped, took the ASR dev set's Agent channel from 24.4% to 18.2%;
-// the unsupervised pass reaches 19.7%.
+// channel's own features by SphinxTrain's bw (with the channel type's transform
+// applied), mllr_solve estimates a transform for this speaker from that
+// alignment alone, a second round aligns words again with that transform and
+// estimates again (the first pass's words, or, when under half of them were
+// heard with confidence, words decoded again on the quick search with the first
+// transform), and every region is decoded with the result on the full search.
+// For that last decode the last round's alignment also gives each broad
+// phonetic class of the model's Gaussians (silence and noise, sonorants,
+// obstruents; mllrclass.go) a transform of its own, pulled towards the one
+// transform by a prior, and the engine moves the means itself, since
+// PocketSphinx applies only the first class of a transform. The transform also scales the model's variances to how
+// far this speaker's frames spread around the moved means (variance.go), pulled
+// towards the model's own by a prior so short channels keep most of the model's
+// width. Before the rounds, the channel's frequency warp is chosen (warp.go):
+// the first pass's confident words are aligned to the channel's features from
+// front ends whose mel filters are warped by a few percent, and the features
+// that align with the highest likelihood are the ones adapted to and decoded,
+// so a voice whose formants sit off the model's middle is moved towards it
+// before its transform is estimated. No transcript is needed, so the first
+// pass's errors reach the alignment; on the dev sets the speaker's own
+// transform still beat a half and half blend with the general one. A channel
+// whose first pass has fewer than 15 words (too few frames per parameter) is
+// decoded again unadapted on the full search. Supervised adaptation to the
+// bench's own Agent voice, measured once as a ceiling and never shipped, took
+// the ASR dev set's Agent channel from 24.4% to 18.2%; the unsupervised pass
+// reaches 19.7%.
 // A clean channel adapted to costs about 2.1x the CPU of one decode (decoding
 // on the full search after every round cost 3.7x for nearly the same errors
 // on dev); SphinxTrain failing costs the channel its adaptation, never its

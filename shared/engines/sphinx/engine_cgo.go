@@ -181,7 +181,12 @@ static int vad_step(fe_t *fe, const int16 *samples, size_t n, mfcc_t **buf, int 
 // PocketSphinx reloads the means and variances from the model files before
 // transforming them, so applying the identity transform undoes a transform.
 // The decoder takes ownership of the transform.
-static int set_mllr(ps_decoder_t *ps, const char *path) {
+//
+// means, when not NULL, is the means file PocketSphinx reloads from: the
+// model's own or means moved by the engine (mllrclass.go), which the
+// transform then acts on.
+static int set_mllr(ps_decoder_t *ps, const char *means, const char *path) {
+	if (means != NULL) cmd_ln_set_str_r(ps_get_config(ps), "_mean", means);
 	ps_mllr_t *m = ps_mllr_read(path);
 	if (m == NULL) return -1;
 	if (ps_update_mllr(ps, m) == NULL) return -2;
@@ -230,6 +235,9 @@ type decoder struct {
 	ps *C.ps_decoder_t
 	// mllr is the path of the MLLR transform applied to the model, "" for none.
 	mllr string
+	// means is the means file the transform acts on, "" for the model's
+	// own; stockMeans is the model's own (the decoder's -mean at start).
+	means, stockMeans string
 	// warps are front ends like the decoder's own with their frequencies
 	// warped, one per factor speaker adaptation tries (warp.go).
 	warps []warpedFrontEnd
@@ -300,6 +308,11 @@ func newDecoder(args []string, stockLM, domainLM string, domainWeight float64, q
 		return nil, errors.New("sphinx: decoder failed to initialise (acoustic model or dictionary missing? install pocketsphinx-en-us)")
 	}
 	d := &decoder{ps: ps}
+	mean := C.CString("_mean")
+	defer C.free(unsafe.Pointer(mean))
+	if p := C.cmd_ln_str_r(C.ps_get_config(ps), mean); p != nil {
+		d.stockMeans = C.GoString(p)
+	}
 	if domainWeight <= 0 {
 		domainLM = ""
 	}
@@ -348,21 +361,37 @@ func (d *decoder) close() {
 }
 
 // setMLLR applies the MLLR transform in the file at path (the identity
-// transform at identity when path is ""), unless it is already applied.
+// transform at identity when path is "") to the model's own means, unless it
+// is already applied.
 func (d *decoder) setMLLR(path, identity string) error {
-	if path == d.mllr {
+	return d.setModel("", path, identity)
+}
+
+// setModel applies the MLLR transform in the file at path (the identity
+// transform at identity when path is "") to the means in the file at means
+// ("" for the model's own), unless they are already applied.
+func (d *decoder) setModel(means, path, identity string) error {
+	if path == d.mllr && means == d.means {
 		return nil
 	}
 	file := path
 	if file == "" {
 		file = identity
 	}
-	cs := C.CString(file)
+	meansFile := means
+	if meansFile == "" {
+		meansFile = d.stockMeans
+	}
+	if meansFile == "" {
+		return errors.New("sphinx: the decoder's configuration names no means file")
+	}
+	cs, cm := C.CString(file), C.CString(meansFile)
 	defer C.free(unsafe.Pointer(cs))
-	if rc := C.set_mllr(d.ps, cs); rc < 0 {
+	defer C.free(unsafe.Pointer(cm))
+	if rc := C.set_mllr(d.ps, cm, cs); rc < 0 {
 		return fmt.Errorf("sphinx: applying the MLLR transform %s failed (%d)", file, int(rc))
 	}
-	d.mllr = path
+	d.mllr, d.means = path, means
 	return nil
 }
 

@@ -39,6 +39,12 @@ type speakerAdapter struct {
 	// log-likelihood per frame must be than the unwarped one's for it to be
 	// chosen (chooseWarp).
 	warpMargin float64
+	// classes is how many classes of Gaussians get a transform of their own
+	// (mllrclass.go; 0 or 1: one transform), class each Gaussian's class and
+	// classPrior the frames pulling each towards the one-class transform.
+	classes    int
+	class      []int
+	classPrior float64
 }
 
 // newSpeakerAdapter prepares SphinxTrain's copy of the model in dir.
@@ -62,80 +68,144 @@ func newSpeakerAdapter(tools, hmm, dict, dir string, weight float64) (*speakerAd
 	return s, nil
 }
 
+// usePhoneClasses gives each broad phonetic class of the model's Gaussians
+// a transform of its own (mllrclass.go).
+func (s *speakerAdapter) usePhoneClasses() error {
+	mdef, err := os.ReadFile(filepath.Join(s.model, "mdef.txt"))
+	if err != nil {
+		return err
+	}
+	bases, filler, err := readBasePhones(mdef)
+	if err != nil {
+		return err
+	}
+	class, err := phoneClasses(s.means, bases, filler)
+	if err != nil {
+		return err
+	}
+	s.class, s.classes = class, phoneClassCount
+	return nil
+}
+
 // regionPass is one VAD region's features and first-pass words.
 type regionPass struct {
 	cep   []float32
 	words []word
 }
 
-// estimate returns the file of the channel's blended transform, or "" when
-// the channel has too few words to adapt to, and the variance scale it
-// carries (each stream's mean; nil without one). base is the channel type's
-// general transform (nil: none, the identity) and alignPath the transform the
-// words are aligned with ("" for none: the channel type's, or the previous
-// round's); the caller removes the returned file's directory (the second
-// value). With s.minPosterior above zero only runs of words whose posterior
-// reaches it are aligned, each as an utterance of its own frames.
-func (s *speakerAdapter) estimate(ctx context.Context, passes []regionPass, base *MLLR, alignPath string, streams []int) (path, dir string, scale []float64, err error) {
+// speakerModel is one round's estimate for a channel. path is the file of
+// its one-class transform, which aligns the next round's words; the channel
+// is decoded with the transform at decodePath acting on the means in the file
+// at means ("" for the model's own). With one class decodePath is path and
+// means is ""; with more, means holds the Gaussians as each class's
+// transform moves them and decodePath carries only the variance scale.
+// scale is the variance scale's mean per stream (nil without one).
+type speakerModel struct {
+	path, means, decodePath string
+	scale                   []float64
+}
+
+// estimate returns the channel's speaker model, or one with no path when the
+// channel has too few words to adapt to. base is the channel type's general
+// transform (nil: none, the identity) and alignPath the transform the words
+// are aligned with ("" for none: the channel type's, or the previous
+// round's); the caller removes the returned directory (the second value).
+// With s.minPosterior above zero only runs of words whose posterior reaches
+// it are aligned, each as an utterance of its own frames.
+func (s *speakerAdapter) estimate(ctx context.Context, passes []regionPass, base *MLLR, alignPath string, streams []int) (speakerModel, string, error) {
 	if wordCount(passes) < speakerMinWords {
-		return "", "", nil, nil
+		return speakerModel{}, "", nil
 	}
 	dir, accum, err := s.workDir("channel")
 	if err != nil {
-		return "", dir, nil, err
+		return speakerModel{}, dir, err
 	}
 	set := alignmentSet{dir: dir}
 	for i, p := range passes {
 		for j, u := range alignmentUtterances(p, s.minPosterior, streams[0]) {
 			if err := set.add(fmt.Sprintf("r%04d-%02d", i, j), u); err != nil {
-				return "", dir, nil, err
+				return speakerModel{}, dir, err
 			}
 		}
 	}
 	if set.n == 0 {
-		return "", dir, nil, nil
+		return speakerModel{}, dir, nil
 	}
 	ctlPath, lsnPath, err := set.write()
 	if err != nil {
-		return "", dir, nil, err
+		return speakerModel{}, dir, err
 	}
 	if err := RunBW(ctx, s.tools, s.model, s.dict, ctlPath, lsnPath, dir, accum, alignPath, filepath.Join(dir, "bw.log")); err != nil {
-		return "", dir, nil, err
+		return speakerModel{}, dir, err
 	}
 	own, err := SolveMLLR(ctx, s.tools, s.model, accum, filepath.Join(dir, "own.mllr"), filepath.Join(dir, "mllr_solve.log"))
 	if err != nil {
-		return "", dir, nil, err
+		return speakerModel{}, dir, err
 	}
 	if own.Classes != 1 {
-		return "", dir, nil, fmt.Errorf("sphinx: mllr_solve wrote %d classes for the channel, want 1", own.Classes)
+		return speakerModel{}, dir, fmt.Errorf("sphinx: mllr_solve wrote %d classes for the channel, want 1", own.Classes)
 	}
 	if err := own.checkStreams(streams); err != nil {
-		return "", dir, nil, fmt.Errorf("sphinx: the channel's MLLR transform does not fit the model: %w", err)
+		return speakerModel{}, dir, fmt.Errorf("sphinx: the channel's MLLR transform does not fit the model: %w", err)
 	}
 	if base == nil {
 		base = identityMLLR(streams)
 	}
 	blended := blendMLLR(own, base, s.weight)
-	if s.variancePrior >= 0 {
-		counts, err := readGaussianCounts(filepath.Join(accum, "gauden_counts"))
-		if err != nil {
-			return "", dir, nil, fmt.Errorf("sphinx: reading bw's statistics for the variance scale: %w", err)
-		}
-		h, _, err := varianceScale(blended, s.means, s.vars, counts, s.variancePrior)
-		if err != nil {
-			return "", dir, nil, fmt.Errorf("sphinx: %w", err)
-		}
-		blended.setVarianceScale(h)
-		for _, row := range h {
-			var sum float64
-			for _, v := range row {
-				sum += v
-			}
-			scale = append(scale, math.Round(100*sum/float64(len(row)))/100)
+	var counts *gaussianCounts
+	if s.variancePrior >= 0 || s.classes > 1 {
+		if counts, err = readGaussianCounts(filepath.Join(accum, "gauden_counts")); err != nil {
+			return speakerModel{}, dir, fmt.Errorf("sphinx: reading bw's statistics: %w", err)
 		}
 	}
-	path = filepath.Join(dir, "blended.mllr")
-	return path, dir, scale, os.WriteFile(path, blended.Format(), 0o600)
+	model := speakerModel{path: filepath.Join(dir, "blended.mllr")}
+	if s.variancePrior >= 0 {
+		h, _, err := varianceScale(blended, s.means, s.vars, counts, s.variancePrior)
+		if err != nil {
+			return speakerModel{}, dir, fmt.Errorf("sphinx: %w", err)
+		}
+		blended.setVarianceScale(h)
+		model.scale = meanScale(h)
+	}
+	if err := os.WriteFile(model.path, blended.Format(), 0o600); err != nil {
+		return speakerModel{}, dir, err
+	}
+	model.decodePath = model.path
+	if s.classes <= 1 {
+		return model, dir, nil
+	}
+	moved, _, err := classMeans(s.means, s.vars, counts, s.class, s.classes, blended, s.classPrior)
+	if err != nil {
+		return speakerModel{}, dir, fmt.Errorf("sphinx: %w", err)
+	}
+	decode := identityMLLR(streams)
+	if s.variancePrior >= 0 {
+		h, _, err := varianceScaleAround(moved, s.vars, counts, s.variancePrior)
+		if err != nil {
+			return speakerModel{}, dir, fmt.Errorf("sphinx: %w", err)
+		}
+		decode.setVarianceScale(h)
+		model.scale = meanScale(h)
+	}
+	model.means, model.decodePath = filepath.Join(dir, "means"), filepath.Join(dir, "classes.mllr")
+	if err := writeGaussianParams(model.means, moved); err != nil {
+		return speakerModel{}, dir, err
+	}
+	return model, dir, os.WriteFile(model.decodePath, decode.Format(), 0o600)
+}
+
+// meanScale is each stream's mean variance scale, to two decimals (for the
+// debug log).
+func meanScale(h [][]float64) []float64 {
+	var out []float64
+	for _, row := range h {
+		var sum float64
+		for _, v := range row {
+			sum += v
+		}
+		out = append(out, math.Round(100*sum/float64(len(row)))/100)
+	}
+	return out
 }
 
 // chooseWarp returns which candidate's features the channel's first-pass

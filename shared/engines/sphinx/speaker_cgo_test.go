@@ -88,6 +88,7 @@ func debugLine(t *testing.T, logs *bytes.Buffer, msg string, line any) {
 func adaptationLog(t *testing.T, logs *bytes.Buffer) (line struct {
 	Rounds        int       `json:"rounds"`
 	VarianceScale []float64 `json:"variance_scale"`
+	Classes       int       `json:"classes"`
 }) {
 	t.Helper()
 	debugLine(t, logs, "sphinx speaker adaptation", &line)
@@ -136,7 +137,12 @@ func TestSpeakerAdaptationAdaptsTelephoneChannels(t *testing.T) {
 		if adapted {
 			// One speaker's frames spread less than the speaker-independent
 			// model's Gaussians: each stream's variance scale is under 1.
-			scale := adaptationLog(t, logs).VarianceScale
+			adaptation := adaptationLog(t, logs)
+			scale := adaptation.VarianceScale
+			// Each broad phonetic class had a transform of its own.
+			if adaptation.Classes != phoneClassCount {
+				t.Errorf("%d Hz: %d classes of Gaussians adapted, want %d", rate, adaptation.Classes, phoneClassCount)
+			}
 			if len(scale) != 3 {
 				t.Errorf("%d Hz: variance scale %v, want one per stream", rate, scale)
 			}

@@ -169,6 +169,15 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 			t.speaker.variancePrior = DefaultSpeakerVariancePrior
 		}
 		t.speaker.warpMargin = cfg.SpeakerWarpMargin
+		if !cfg.SpeakerOneTransform {
+			if err := t.speaker.usePhoneClasses(); err != nil {
+				log.Warn("sphinx speaker adaptation gives every Gaussian one transform: the model has no broad phone classes", "error", err)
+			}
+		}
+		t.speaker.classPrior = cfg.SpeakerClassPrior
+		if t.speaker.classPrior == 0 {
+			t.speaker.classPrior = DefaultSpeakerClassPrior
+		}
 	}
 	if len(transforms) > 0 || t.speaker != nil {
 		t.identityPath = filepath.Join(dir, "identity.mllr")
@@ -497,12 +506,12 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 // to it would be worse.
 func (t *Transcriber) adaptAndDecode(ctx context.Context, d *decoder, ch int, passes []regionPass, base *MLLR, basePath string) error {
 	start := time.Now()
-	align, adapted := basePath, ""
-	var varianceScale []float64
+	align := basePath
+	var adapted speakerModel
 	redecode := confidentShare(passes, t.speaker.minPosterior) < speakerRedecodeBelow
 	rounds := 0
 	for rounds < t.speaker.rounds {
-		path, dir, scale, err := t.speaker.estimate(ctx, passes, base, align, modelStreams)
+		model, dir, err := t.speaker.estimate(ctx, passes, base, align, modelStreams)
 		if dir != "" {
 			// The transform aligns the next round's words, so its directory
 			// goes only when the channel is done.
@@ -515,13 +524,13 @@ func (t *Transcriber) adaptAndDecode(ctx context.Context, d *decoder, ch int, pa
 			t.log.Warn("sphinx speaker adaptation failed; the channel keeps its last transform", "channel", ch, "round", rounds+1, "error", err)
 			break
 		}
-		if path == "" {
+		if model.path == "" {
 			break
 		}
 		rounds++
-		align, adapted, varianceScale = path, path, scale
+		align, adapted = model.path, model
 		if redecode && rounds < t.speaker.rounds {
-			if err := d.setMLLR(path, t.identityPath); err != nil {
+			if err := d.setMLLR(model.path, t.identityPath); err != nil {
 				return err
 			}
 			if err := quickPass(ctx, d, passes); err != nil {
@@ -529,16 +538,16 @@ func (t *Transcriber) adaptAndDecode(ctx context.Context, d *decoder, ch int, pa
 			}
 		}
 	}
-	if adapted != "" {
-		if err := d.setMLLR(adapted, t.identityPath); err != nil {
+	if adapted.path != "" {
+		if err := d.setModel(adapted.means, adapted.decodePath, t.identityPath); err != nil {
 			return err
 		}
 	}
 	if err := decodePasses(ctx, d, passes); err != nil {
 		return err
 	}
-	if adapted != "" {
-		t.log.Debug("sphinx speaker adaptation", "channel", ch, "rounds", rounds, "redecoded", redecode, "variance_scale", varianceScale, "elapsed_ms", time.Since(start).Milliseconds())
+	if adapted.path != "" {
+		t.log.Debug("sphinx speaker adaptation", "channel", ch, "rounds", rounds, "redecoded", redecode, "variance_scale", adapted.scale, "classes", max(t.speaker.classes, 1), "elapsed_ms", time.Since(start).Milliseconds())
 	}
 	return nil
 }

@@ -244,41 +244,40 @@ func varianceScale(m *MLLR, means, vars *gaussianParams, c *gaussianCounts, prio
 	if m.Classes != 1 {
 		return nil, 0, fmt.Errorf("variance scale: %d MLLR classes, want 1", m.Classes)
 	}
-	for _, g := range []*gaussianParams{vars, c.mean, c.sq} {
-		if !means.sameShape(g) {
-			return nil, 0, errors.New("variance scale: the statistics do not fit the model")
-		}
-	}
 	if err := m.checkStreams(means.streams); err != nil {
 		return nil, 0, err
 	}
-	h = make([][]float64, len(means.streams))
-	at := 0
-	for s, n := range means.streams {
-		A := m.Values[at : at+n*n]
-		b := m.Values[at+n*n : at+n*n+n]
-		at += n*n + 2*n
+	moved, err := transformedMeans(m, means)
+	if err != nil {
+		return nil, 0, err
+	}
+	return varianceScaleAround(moved, vars, c, priorFrames)
+}
+
+// varianceScaleAround is varianceScale around means already moved (by a
+// transform per class of Gaussians, mllrclass.go).
+func varianceScaleAround(moved, vars *gaussianParams, c *gaussianCounts, priorFrames float64) (h [][]float64, frames float64, err error) {
+	for _, g := range []*gaussianParams{vars, c.mean, c.sq} {
+		if !moved.sameShape(g) {
+			return nil, 0, errors.New("variance scale: the statistics do not fit the model")
+		}
+	}
+	h = make([][]float64, len(moved.streams))
+	for s, n := range moved.streams {
 		num := make([]float64, n)
 		var den float64
-		moved := make([]float64, n)
-		for cb := 0; cb < means.codebooks; cb++ {
-			for d := 0; d < means.densities; d++ {
-				occ := float64(c.occ[(cb*len(means.streams)+s)*means.densities+d])
+		for cb := 0; cb < moved.codebooks; cb++ {
+			for d := 0; d < moved.densities; d++ {
+				occ := float64(c.occ[(cb*len(moved.streams)+s)*moved.densities+d])
 				if occ <= 1e-6 {
 					continue
 				}
-				mu, v := means.at(cb, s, d), vars.at(cb, s, d)
+				mu, v := moved.at(cb, s, d), vars.at(cb, s, d)
 				sum, sq := c.mean.at(cb, s, d), c.sq.at(cb, s, d)
 				for l := 0; l < n; l++ {
-					acc := b[l]
-					for k := 0; k < n; k++ {
-						acc += A[l*n+k] * float64(mu[k])
-					}
-					moved[l] = acc
-				}
-				for l := 0; l < n; l++ {
 					// Σγ(x-μ')² = Σγx² - 2μ'Σγx + μ'²Σγ
-					dist := float64(sq[l]) - 2*moved[l]*float64(sum[l]) + moved[l]*moved[l]*occ
+					m := float64(mu[l])
+					dist := float64(sq[l]) - 2*m*float64(sum[l]) + m*m*occ
 					num[l] += max(dist, 0) / max(float64(v[l]), varianceFloor)
 				}
 				den += occ

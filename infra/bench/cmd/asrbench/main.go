@@ -98,6 +98,8 @@ func main() {
 	speakerPasses := flag.Int("speaker-passes", 0, "speaker adaptation rounds before the final decode (0 default)")
 	speakerMinPosterior := flag.Float64("speaker-min-posterior", 0, "align only runs of words with at least this posterior for speaker adaptation (0 default, negative: every word)")
 	speakerVariancePrior := flag.Float64("speaker-variance-prior", 0, "frames of prior belief in the model's variances against each speaker's variance scale (0 default, negative: no variance scale)")
+	speakerOneTransform := flag.Bool("speaker-one-transform", false, "give every Gaussian the speaker's one transform instead of one per broad phonetic class")
+	speakerClassPrior := flag.Float64("speaker-class-prior", 0, "frames pulling each class's transform towards the one-class transform (0 default)")
 	speakerWarps := flag.String("speaker-warps", "", "comma-separated frequency warps tried for each adapted channel besides none (default: the engine's; \"1\": no warp)")
 	speakerWarpMargin := flag.Float64("speaker-warp-margin", 0, "log-likelihood per frame a warp must gain over none to be chosen")
 	verbose := flag.Bool("v", false, "print each hypothesis")
@@ -113,6 +115,7 @@ func main() {
 	cfg := sphinx.Config{Decoders: 1, DomainLMWeight: *weight, VADThreshold: *vad, NoiseRemoval: *noiseRemoval, DisableNarrowbandMap: *noMap, DisableVoiceBand: *noVoiceBand, KeytermWeight: *keytermWeight, DisableNarrowbandMLLR: *noMLLR,
 		SpeakerAdaptation: !*noSpeaker, SpeakerAdaptationWeight: *speakerWeight,
 		SpeakerAdaptationPasses: *speakerPasses, SpeakerMinPosterior: *speakerMinPosterior, SpeakerVariancePrior: *speakerVariancePrior,
+		SpeakerOneTransform: *speakerOneTransform, SpeakerClassPrior: *speakerClassPrior,
 		SpeakerWarpMargin: *speakerWarpMargin}
 	if *speakerWarps != "" {
 		for _, f := range strings.Split(*speakerWarps, ",") {
