@@ -102,15 +102,9 @@ func setChecksum(t *testing.T, path string) {
 // the transform applied by PocketSphinx does, and the next transform acts on
 // the model's own means again.
 func TestDecoderLoadsMovedMeans(t *testing.T) {
-	needModel(t)
 	t.Parallel()
-	tr, err := NewTranscriber(Config{Decoders: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(tr.Close)
-	d := tr.all[0]
-	cep, err := d.cepstra(speak(t, "slt", speakerLines[0], 16000))
+	tr, d := oneDecoder(t)
+	cep, err := d.cepstra(speak(t, "slt", shortLine, 16000))
 	if err != nil {
 		t.Fatal(err)
 	}

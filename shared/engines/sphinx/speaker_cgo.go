@@ -103,6 +103,8 @@ type regionPass struct {
 type speakerModel struct {
 	path, means, decodePath string
 	scale                   []float64
+	// classFrames are the frames aligned to each class (nil with one class).
+	classFrames []float64
 }
 
 // estimate returns the channel's speaker model, or one with no path when the
@@ -174,7 +176,7 @@ func (s *speakerAdapter) estimate(ctx context.Context, passes []regionPass, base
 	if s.classes <= 1 {
 		return model, dir, nil
 	}
-	moved, _, err := classMeans(s.means, s.vars, counts, s.class, s.classes, blended, s.classPrior)
+	moved, frames, err := classMeans(s.means, s.vars, counts, s.class, s.classes, blended, s.classPrior)
 	if err != nil {
 		return speakerModel{}, dir, fmt.Errorf("sphinx: %w", err)
 	}
@@ -186,6 +188,9 @@ func (s *speakerAdapter) estimate(ctx context.Context, passes []regionPass, base
 		}
 		decode.setVarianceScale(h)
 		model.scale = meanScale(h)
+	}
+	for _, f := range frames {
+		model.classFrames = append(model.classFrames, math.Round(f))
 	}
 	model.means, model.decodePath = filepath.Join(dir, "means"), filepath.Join(dir, "classes.mllr")
 	if err := writeGaussianParams(model.means, moved); err != nil {

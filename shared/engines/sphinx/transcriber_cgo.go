@@ -547,7 +547,7 @@ func (t *Transcriber) adaptAndDecode(ctx context.Context, d *decoder, ch int, pa
 		return err
 	}
 	if adapted.path != "" {
-		t.log.Debug("sphinx speaker adaptation", "channel", ch, "rounds", rounds, "redecoded", redecode, "variance_scale", adapted.scale, "classes", max(t.speaker.classes, 1), "elapsed_ms", time.Since(start).Milliseconds())
+		t.log.Debug("sphinx speaker adaptation", "channel", ch, "rounds", rounds, "redecoded", redecode, "variance_scale", adapted.scale, "classes", max(t.speaker.classes, 1), "class_frames", adapted.classFrames, "elapsed_ms", time.Since(start).Milliseconds())
 	}
 	return nil
 }

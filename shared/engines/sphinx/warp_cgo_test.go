@@ -20,19 +20,26 @@ func maxAbsDiff(a, b []float32) float64 {
 	return m
 }
 
-// A warped front end copies every other parameter of the decoder's: warped by
-// 1 it computes the decoder's own cepstra. Warped by 1.08 it computes other
-// cepstra, and the same ones again when built after a front end without a
-// warp (sphinxbase keeps the warp in static variables; addWarp's comment).
-func TestWarpedFrontEnds(t *testing.T) {
+// oneDecoder is a one-decoder transcriber without speaker adaptation and
+// its decoder.
+func oneDecoder(t *testing.T) (*Transcriber, *decoder) {
+	t.Helper()
 	needModel(t)
-	t.Parallel()
 	tr, err := NewTranscriber(Config{Decoders: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(tr.Close)
-	d := tr.all[0]
+	return tr, tr.all[0]
+}
+
+// A warped front end copies every other parameter of the decoder's: warped by
+// 1 it computes the decoder's own cepstra. Warped by 1.08 it computes other
+// cepstra, and the same ones again when built after a front end without a
+// warp (sphinxbase keeps the warp in static variables; addWarp's comment).
+func TestWarpedFrontEnds(t *testing.T) {
+	t.Parallel()
+	_, d := oneDecoder(t)
 	speech := speak(t, "slt", shortLine, 16000)
 	own, err := d.cepstra(speech)
 	if err != nil {
