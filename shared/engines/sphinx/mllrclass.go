@@ -232,13 +232,11 @@ func classMeans(means, vars *gaussianParams, c *gaussianCounts, class []int, nCl
 	if len(class) != means.codebooks*means.densities {
 		return nil, nil, errors.New("class transforms: the classes do not fit the model")
 	}
-	moved := &gaussianParams{codebooks: means.codebooks, densities: means.densities, streams: means.streams, values: make([]float32, len(means.values))}
+	global1 := streamRows(global)
 	frames := make([]float64, nClasses)
-	at := 0
+	// rows[s][k] is class k's rows in stream s.
+	rows := make([][][][]float64, len(means.streams))
 	for s, n := range means.streams {
-		gA := global.Values[at : at+n*n]
-		gb := global.Values[at+n*n : at+n*n+n]
-		at += n*n + 2*n
 		stats := make([]*mllrStats, nClasses)
 		for k := range stats {
 			stats[k] = newMLLRStats(n)
@@ -252,19 +250,15 @@ func classMeans(means, vars *gaussianParams, c *gaussianCounts, class []int, nCl
 				stats[class[cb*means.densities+d]].add(means.at(cb, s, d), vars.at(cb, s, d), c.mean.at(cb, s, d), occ)
 			}
 		}
-		// rows[k][l] is class k's row l: n multipliers, then the offset.
-		rows := make([][][]float64, nClasses)
+		glob := global1[s]
+		rows[s] = make([][][]float64, nClasses)
 		for k, st := range stats {
 			if s == 0 {
 				frames[k] = st.occ
 			}
-			glob := make([][]float64, n)
-			for l := 0; l < n; l++ {
-				glob[l] = append(append([]float64(nil), gA[l*n:l*n+n]...), gb[l])
-			}
 			ml, err := st.solve()
 			if err != nil {
-				rows[k] = glob
+				rows[s][k] = glob
 				continue
 			}
 			w := st.occ / (st.occ + priorFrames)
@@ -273,22 +267,10 @@ func classMeans(means, vars *gaussianParams, c *gaussianCounts, class []int, nCl
 					ml[l][j] = w*ml[l][j] + (1-w)*glob[l][j]
 				}
 			}
-			rows[k] = ml
-		}
-		for cb := 0; cb < means.codebooks; cb++ {
-			for d := 0; d < means.densities; d++ {
-				r := rows[class[cb*means.densities+d]]
-				mu, out := means.at(cb, s, d), moved.at(cb, s, d)
-				for l := 0; l < n; l++ {
-					v := r[l][n]
-					for j := 0; j < n; j++ {
-						v += r[l][j] * float64(mu[j])
-					}
-					out[l] = float32(v)
-				}
-			}
+			rows[s][k] = ml
 		}
 	}
+	moved := moveMeans(means, func(s, cb, d int) [][]float64 { return rows[s][class[cb*means.densities+d]] })
 	return moved, frames, nil
 }
 
@@ -301,26 +283,46 @@ func transformedMeans(m *MLLR, means *gaussianParams) (*gaussianParams, error) {
 	if err := m.checkStreams(means.streams); err != nil {
 		return nil, err
 	}
-	moved := &gaussianParams{codebooks: means.codebooks, densities: means.densities, streams: means.streams, values: make([]float32, len(means.values))}
+	rows := streamRows(m)
+	return moveMeans(means, func(s, _, _ int) [][]float64 { return rows[s] }), nil
+}
+
+// streamRows returns a one-class transform (already checked to fit) as rows
+// per stream: row l of stream s is A[l] followed by b[l].
+func streamRows(m *MLLR) [][][]float64 {
+	out := make([][][]float64, len(m.Streams))
 	at := 0
-	for s, n := range means.streams {
-		A := m.Values[at : at+n*n]
-		b := m.Values[at+n*n : at+n*n+n]
+	for s, n := range m.Streams {
+		A, b := m.Values[at:at+n*n], m.Values[at+n*n:at+n*n+n]
 		at += n*n + 2*n
+		out[s] = make([][]float64, n)
+		for l := 0; l < n; l++ {
+			out[s][l] = append(append([]float64(nil), A[l*n:l*n+n]...), b[l])
+		}
+	}
+	return out
+}
+
+// moveMeans returns the means with each Gaussian's moved by the rows rowsOf
+// gives for its stream, codebook and density: mean'[l] = row[l]·(mean, 1).
+func moveMeans(means *gaussianParams, rowsOf func(s, cb, d int) [][]float64) *gaussianParams {
+	moved := &gaussianParams{codebooks: means.codebooks, densities: means.densities, streams: means.streams, values: make([]float32, len(means.values))}
+	for s, n := range means.streams {
 		for cb := 0; cb < means.codebooks; cb++ {
 			for d := 0; d < means.densities; d++ {
+				r := rowsOf(s, cb, d)
 				mu, out := means.at(cb, s, d), moved.at(cb, s, d)
 				for l := 0; l < n; l++ {
-					v := b[l]
-					for k := 0; k < n; k++ {
-						v += A[l*n+k] * float64(mu[k])
+					v := r[l][n]
+					for j := 0; j < n; j++ {
+						v += r[l][j] * float64(mu[j])
 					}
 					out[l] = float32(v)
 				}
 			}
 		}
 	}
-	return moved, nil
+	return moved
 }
 
 // writeGaussianParams writes means or variances in SphinxTrain's binary

@@ -241,15 +241,9 @@ const (
 // with priorFrames frames more at distance 1 (a prior that the scale is 1).
 // frames is the statistics' occupancy (aligned frames).
 func varianceScale(m *MLLR, means, vars *gaussianParams, c *gaussianCounts, priorFrames float64) (h [][]float64, frames float64, err error) {
-	if m.Classes != 1 {
-		return nil, 0, fmt.Errorf("variance scale: %d MLLR classes, want 1", m.Classes)
-	}
-	if err := m.checkStreams(means.streams); err != nil {
-		return nil, 0, err
-	}
 	moved, err := transformedMeans(m, means)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, fmt.Errorf("variance scale: %w", err)
 	}
 	return varianceScaleAround(moved, vars, c, priorFrames)
 }
