@@ -96,15 +96,22 @@ type regionPass struct {
 // speakerModel is one round's estimate for a channel. path is the file of
 // its one-class transform, which aligns the next round's words; the channel
 // is decoded with the transform at decodePath acting on the means in the file
-// at means ("" for the model's own). With one class decodePath is path and
-// means is ""; with more, means holds the Gaussians as each class's
-// transform moves them and decodePath carries only the variance scale.
-// scale is the variance scale's mean per stream (nil without one).
+// at means ("" for the model's own). estimate leaves decodePath at path and
+// means at ""; withClasses, run on the last round's model only, writes means
+// holding the Gaussians as each class's transform moves them and points
+// decodePath at a transform that carries only the variance scale. scale is
+// the variance scale's mean per stream (nil without one).
 type speakerModel struct {
 	path, means, decodePath string
 	scale                   []float64
 	// classFrames are the frames aligned to each class (nil with one class).
 	classFrames []float64
+	// dir, counts and blended are the round's directory, bw's statistics
+	// and its one-class transform, kept for withClasses (counts is nil when
+	// there are no classes).
+	dir     string
+	counts  *gaussianCounts
+	blended *MLLR
 }
 
 // estimate returns the channel's speaker model, or one with no path when the
@@ -173,30 +180,45 @@ func (s *speakerAdapter) estimate(ctx context.Context, passes []regionPass, base
 		return speakerModel{}, dir, err
 	}
 	model.decodePath = model.path
-	if s.classes <= 1 {
-		return model, dir, nil
+	if s.classes > 1 {
+		model.dir, model.counts, model.blended = dir, counts, blended
 	}
-	moved, frames, err := classMeans(s.means, s.vars, counts, s.class, s.classes, blended, s.classPrior)
+	return model, dir, nil
+}
+
+// withClasses gives the model a transform per class of Gaussians
+// (mllrclass.go) from the statistics its round kept; a model without them
+// (one class, or no adaptation) is left as it is.
+func (s *speakerAdapter) withClasses(m *speakerModel, streams []int) error {
+	if m.counts == nil {
+		return nil
+	}
+	moved, frames, err := classMeans(s.means, s.vars, m.counts, s.class, s.classes, m.blended, s.classPrior)
 	if err != nil {
-		return speakerModel{}, dir, fmt.Errorf("sphinx: %w", err)
+		return fmt.Errorf("sphinx: %w", err)
 	}
 	decode := identityMLLR(streams)
+	scale := m.scale
 	if s.variancePrior >= 0 {
-		h, _, err := varianceScaleAround(moved, s.vars, counts, s.variancePrior)
+		h, _, err := varianceScaleAround(moved, s.vars, m.counts, s.variancePrior)
 		if err != nil {
-			return speakerModel{}, dir, fmt.Errorf("sphinx: %w", err)
+			return fmt.Errorf("sphinx: %w", err)
 		}
 		decode.setVarianceScale(h)
-		model.scale = meanScale(h)
+		scale = meanScale(h)
 	}
+	means, decodePath := filepath.Join(m.dir, "means"), filepath.Join(m.dir, "classes.mllr")
+	if err := writeGaussianParams(means, moved); err != nil {
+		return err
+	}
+	if err := os.WriteFile(decodePath, decode.Format(), 0o600); err != nil {
+		return err
+	}
+	m.means, m.decodePath, m.scale = means, decodePath, scale
 	for _, f := range frames {
-		model.classFrames = append(model.classFrames, math.Round(f))
+		m.classFrames = append(m.classFrames, math.Round(f))
 	}
-	model.means, model.decodePath = filepath.Join(dir, "means"), filepath.Join(dir, "classes.mllr")
-	if err := writeGaussianParams(model.means, moved); err != nil {
-		return speakerModel{}, dir, err
-	}
-	return model, dir, os.WriteFile(model.decodePath, decode.Format(), 0o600)
+	return nil
 }
 
 // meanScale is each stream's mean variance scale, to two decimals (for the

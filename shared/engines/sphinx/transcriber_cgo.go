@@ -538,6 +538,12 @@ func (t *Transcriber) adaptAndDecode(ctx context.Context, d *decoder, ch int, pa
 			}
 		}
 	}
+	if err := t.speaker.withClasses(&adapted, modelStreams); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		t.log.Warn("sphinx speaker adaptation's class transforms failed; the channel is decoded with its one transform", "channel", ch, "error", err)
+	}
 	if adapted.path != "" {
 		if err := d.setModel(adapted.means, adapted.decodePath, t.identityPath); err != nil {
 			return err
