@@ -18,6 +18,13 @@ type Config struct {
 	// DomainLMWeight is the interpolation weight of the call-centre LM against
 	// the stock LM; 0 means DefaultDomainLMWeight, negative disables the domain LM.
 	DomainLMWeight float64
+	// FixedDomainLMWeight decodes every channel at DomainLMWeight. Otherwise
+	// each adapted channel's final decode uses the domain weight its
+	// confident first-pass words fit best (lmmix.go), pulled towards
+	// DomainLMWeight by a prior worth DomainLMWeightPriorWords words (0, the
+	// default, fits on the words alone).
+	FixedDomainLMWeight      bool
+	DomainLMWeightPriorWords float64
 	// DomainText replaces the built-in call-centre training text (one sentence a
 	// line); used by the bench to try other corpora.
 	DomainText string

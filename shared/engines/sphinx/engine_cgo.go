@@ -56,8 +56,11 @@ static int set_searches(ps_decoder_t *ps, const char *name, ngram_model_t *lm, i
 // mix_lm interpolates the decoder's stock LM with a domain LM (domain_path ""
 // for the stock LM alone, search "stock") and makes the mix the active search
 // ("mixed"). Each model has exactly one owner (the set) and the searches hold
-// their own references to it.
-static int mix_lm(ps_decoder_t *ps, const char *stock_path, const char *domain_path, float domain_weight, int quick) {
+// their own references to it. *mix is the set (NULL without a domain LM): each
+// search wraps the LM it is given in a set of its own, so the set is not what
+// ps_get_lm returns, and it stays alive as long as the searches do.
+static int mix_lm(ps_decoder_t *ps, const char *stock_path, const char *domain_path, float domain_weight, int quick, ngram_model_t **mix) {
+	*mix = NULL;
 	cmd_ln_t *config = ps_get_config(ps);
 	logmath_t *lmath = ps_get_logmath(ps);
 	ngram_model_t *stock = ngram_model_read(config, stock_path, NGRAM_AUTO, lmath);
@@ -75,6 +78,7 @@ static int mix_lm(ps_decoder_t *ps, const char *stock_path, const char *domain_p
 	ngram_model_t *set = ngram_model_set_init(config, models, names, weights, 2);
 	if (set == NULL) { ngram_model_free(models[0]); ngram_model_free(models[1]); return -3; }
 	int rc = set_searches(ps, "mixed", set, quick);
+	if (rc == 0) *mix = set;
 	ngram_model_free(set);
 	return rc < 0 ? rc - 10 : 0;
 }
@@ -238,6 +242,9 @@ type decoder struct {
 	// means is the means file the transform acts on, "" for the model's
 	// own; stockMeans is the model's own (the decoder's -mean at start).
 	means, stockMeans string
+	// mix is the stock and domain LMs' interpolated set every search scores
+	// with (nil without a domain LM; lmmix_cgo.go re-weights it).
+	mix *C.ngram_model_t
 	// warps are front ends like the decoder's own with their frequencies
 	// warped, one per factor speaker adaptation tries (warp.go).
 	warps []warpedFrontEnd
@@ -323,7 +330,7 @@ func newDecoder(args []string, stockLM, domainLM string, domainWeight float64, q
 	cs, cd := C.CString(stockLM), C.CString(domainLM)
 	defer C.free(unsafe.Pointer(cs))
 	defer C.free(unsafe.Pointer(cd))
-	if rc := C.mix_lm(ps, cs, cd, C.float(domainWeight), q); rc < 0 {
+	if rc := C.mix_lm(ps, cs, cd, C.float(domainWeight), q, &d.mix); rc < 0 {
 		d.close()
 		return nil, fmt.Errorf("sphinx: building the decoder's searches failed (step %d)", int(rc))
 	}

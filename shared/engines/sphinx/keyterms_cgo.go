@@ -5,7 +5,6 @@ package sphinx
 /*
 #cgo pkg-config: pocketsphinx
 #include <stdlib.h>
-#include <string.h>
 #include <pocketsphinx.h>
 #include <sphinxbase/ngram_model.h>
 #include <sphinxbase/ckd_alloc.h>
@@ -33,35 +32,23 @@ static int in_dict(ps_decoder_t *ps, const char *word) {
 
 // keyterms_search builds the search "keyterms": the LM of the active search
 // interpolated with the keyterm LM in kt_path at weight w, and activates it.
-// When the active search is the stock/domain mix ("mixed"), its two members
-// join the new set directly (weights scaled by 1-w), so scoring stays one
-// level of interpolation; otherwise the active LM joins as one member. The
-// members are retained: the live search keeps its own references.
-static int keyterms_search(ps_decoder_t *ps, const char *base_name, const char *kt_path, float w, float domain_w) {
+// The active LM joins the new set as one member, retained: the live search
+// keeps its own reference. (A search wraps the LM it is given in a set of its
+// own, so the stock/domain mix is a member of that member; re-weighting the
+// mix, lmmix_cgo.go, reaches the keyterm search too.)
+static int keyterms_search(ps_decoder_t *ps, const char *base_name, const char *kt_path, float w) {
 	cmd_ln_t *config = ps_get_config(ps);
 	ngram_model_t *base = ps_get_lm(ps, base_name);
 	if (base == NULL) return -1;
 	ngram_model_t *kt = ngram_model_read(config, kt_path, NGRAM_ARPA, ps_get_logmath(ps));
 	if (kt == NULL) return -2;
-	ngram_model_t *models[3];
-	char *names[3];
-	float32 weights[3];
-	int n = 0;
-	ngram_model_t *stock = NULL, *domain = NULL;
-	if (strcmp(base_name, "mixed") == 0) {
-		stock = ngram_model_set_lookup(base, "stock");
-		domain = ngram_model_set_lookup(base, "domain");
-	}
-	if (stock != NULL && domain != NULL) {
-		models[n] = ngram_model_retain(stock); names[n] = "stock"; weights[n] = (1.0f - domain_w) * (1.0f - w); n++;
-		models[n] = ngram_model_retain(domain); names[n] = "domain"; weights[n] = domain_w * (1.0f - w); n++;
-	} else {
-		models[n] = ngram_model_retain(base); names[n] = "base"; weights[n] = 1.0f - w; n++;
-	}
-	models[n] = kt; names[n] = "keyterms"; weights[n] = w; n++;
-	ngram_model_t *set = ngram_model_set_init(config, models, names, weights, n);
+	ngram_model_t *models[2] = {ngram_model_retain(base), kt};
+	char *names[2] = {"base", "keyterms"};
+	float32 weights[2] = {1.0f - w, w};
+	ngram_model_t *set = ngram_model_set_init(config, models, names, weights, 2);
 	if (set == NULL) {
-		for (int i = 0; i < n; i++) ngram_model_free(models[i]);
+		ngram_model_free(models[0]);
+		ngram_model_free(models[1]);
 		return -3;
 	}
 	if (ps_set_lm(ps, KEYTERMS_SEARCH, set) < 0) { ngram_model_free(set); return -4; }
@@ -97,10 +84,10 @@ func (d *decoder) inDict(word string) bool {
 }
 
 // boost switches the decoder to a search whose LM is its own interpolated
-// with a keyterm model of sentences at weight w (domainWeight is the live
-// mix's domain share); the returned function switches back and frees it, and
-// must run before the decoder serves another job.
-func (d *decoder) boost(sentences []string, w, domainWeight float64) (restore func() error, err error) {
+// with a keyterm model of sentences at weight w; the returned function
+// switches back and frees it, and must run before the decoder serves another
+// job.
+func (d *decoder) boost(sentences []string, w float64) (restore func() error, err error) {
 	f, err := os.CreateTemp("", "callscribe-keyterms-*.arpa")
 	if err != nil {
 		return nil, err
@@ -121,7 +108,7 @@ func (d *decoder) boost(sentences []string, w, domainWeight float64) (restore fu
 	base := C.GoString(active)
 	cbase, cpath := C.CString(base), C.CString(path)
 	defer C.free(unsafe.Pointer(cpath))
-	if rc := C.keyterms_search(d.ps, cbase, cpath, C.float(w), C.float(max(domainWeight, 0))); rc < 0 {
+	if rc := C.keyterms_search(d.ps, cbase, cpath, C.float(w)); rc < 0 {
 		C.free(unsafe.Pointer(cbase))
 		return nil, fmt.Errorf("sphinx: building the keyterm search failed (step %d)", int(rc))
 	}

@@ -86,9 +86,10 @@ func debugLine(t *testing.T, logs *bytes.Buffer, msg string, line any) {
 
 // adaptationLog is the debug line speaker adaptation logged for a channel.
 func adaptationLog(t *testing.T, logs *bytes.Buffer) (line struct {
-	Rounds        int       `json:"rounds"`
-	VarianceScale []float64 `json:"variance_scale"`
-	Classes       int       `json:"classes"`
+	Rounds         int       `json:"rounds"`
+	VarianceScale  []float64 `json:"variance_scale"`
+	Classes        int       `json:"classes"`
+	DomainLMWeight float64   `json:"domain_lm_weight"`
 }) {
 	t.Helper()
 	debugLine(t, logs, "sphinx speaker adaptation", &line)
@@ -120,6 +121,21 @@ func TestSpeakerAdaptationAdaptsTelephoneChannels(t *testing.T) {
 	needSphinxTrain(t)
 	t.Parallel() // own one-decoder transcribers: another such test can use the other core
 	tr, logs := adaptingTranscriber(t)
+	// What the pooled decoder decodes before and after the jobs: the same,
+	// once the channel's fitted LM weight is undone.
+	probe, err := tr.all[0].cepstra(speak(t, "slt", shortLine, 16000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	probeWords := func() string {
+		t.Helper()
+		words, err := tr.all[0].decodeCepstra(probe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(words) // text, frames and posterior of each word
+	}
+	before := probeWords()
 	for _, rate := range []int{8000, 16000} {
 		logs.Reset()
 		audio, ref := speakerCall(t, "slt", rate)
@@ -142,6 +158,11 @@ func TestSpeakerAdaptationAdaptsTelephoneChannels(t *testing.T) {
 			// Each broad phonetic class had a transform of its own.
 			if adaptation.Classes != phoneClassCount {
 				t.Errorf("%d Hz: %d classes of Gaussians adapted, want %d", rate, adaptation.Classes, phoneClassCount)
+			}
+			// Call-centre lines: the domain LM's weight for the last decode
+			// was fitted above the fixed one (lmmix.go).
+			if w := adaptation.DomainLMWeight; w <= DefaultDomainLMWeight || w >= 1 {
+				t.Errorf("%d Hz: domain LM weight %v fitted for call-centre lines, want above %v", rate, w, DefaultDomainLMWeight)
 			}
 			if len(scale) != 3 {
 				t.Errorf("%d Hz: variance scale %v, want one per stream", rate, scale)
@@ -166,6 +187,9 @@ func TestSpeakerAdaptationAdaptsTelephoneChannels(t *testing.T) {
 				}
 			}
 		}
+	}
+	if after := probeWords(); after != before {
+		t.Errorf("after the jobs the decoder decodes\n%s\nwant, as before them,\n%s", after, before)
 	}
 }
 

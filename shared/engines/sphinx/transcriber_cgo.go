@@ -376,7 +376,7 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 		plan := t.plan(d, keyterms)
 		report = plan.report
 		if len(plan.sentences) > 0 {
-			restore, err := d.boost(plan.sentences, t.cfg.KeytermWeight, t.cfg.DomainLMWeight)
+			restore, err := d.boost(plan.sentences, t.cfg.KeytermWeight)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -504,7 +504,7 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 // or whose adaptation failed in SphinxTrain, is decoded again with its
 // channel type's transform: adaptation improves a transcript, and losing one
 // to it would be worse.
-func (t *Transcriber) adaptAndDecode(ctx context.Context, d *decoder, ch int, passes []regionPass, base *MLLR, basePath string) error {
+func (t *Transcriber) adaptAndDecode(ctx context.Context, d *decoder, ch int, passes []regionPass, base *MLLR, basePath string) (err error) {
 	start := time.Now()
 	align := basePath
 	var adapted speakerModel
@@ -549,13 +549,51 @@ func (t *Transcriber) adaptAndDecode(ctx context.Context, d *decoder, ch int, pa
 			return err
 		}
 	}
+	domainWeight, err := t.fitChannelDomainWeight(d, ch, passes)
+	if err != nil {
+		return err
+	}
+	if domainWeight != t.cfg.DomainLMWeight {
+		// Runs before the decoder leaves the channel: the LM is the
+		// decoder's, shared by every job it serves.
+		defer func() {
+			if rerr := d.setDomainWeight(t.cfg.DomainLMWeight); rerr != nil && err == nil {
+				err = rerr
+			}
+		}()
+	}
 	if err := decodePasses(ctx, d, passes); err != nil {
 		return err
 	}
 	if adapted.path != "" {
-		t.log.Debug("sphinx speaker adaptation", "channel", ch, "rounds", rounds, "redecoded", redecode, "variance_scale", adapted.scale, "classes", max(t.speaker.classes, 1), "class_frames", adapted.classFrames, "elapsed_ms", time.Since(start).Milliseconds())
+		t.log.Debug("sphinx speaker adaptation", "channel", ch, "rounds", rounds, "redecoded", redecode, "variance_scale", adapted.scale, "classes", max(t.speaker.classes, 1), "class_frames", adapted.classFrames, "domain_lm_weight", math.Round(1000*domainWeight)/1000, "elapsed_ms", time.Since(start).Milliseconds())
 	}
 	return nil
+}
+
+// fitChannelDomainWeight re-weights the decoder's LM for the channel's
+// final decode with the domain weight its confident words fit (lmmix.go),
+// and returns that weight; with the weight fixed, or without a domain LM, it
+// leaves the LM as it is and returns Config.DomainLMWeight.
+func (t *Transcriber) fitChannelDomainWeight(d *decoder, ch int, passes []regionPass) (float64, error) {
+	if t.cfg.FixedDomainLMWeight || t.cfg.DomainLMWeight <= 0 {
+		return t.cfg.DomainLMWeight, nil
+	}
+	words, err := channelWordProbs(d, passes, t.speaker.minPosterior)
+	if err != nil {
+		// A search without the two members (none in this engine's
+		// searches) keeps its weights.
+		t.log.Warn("sphinx domain LM weight not fitted; the channel keeps the fixed weight", "channel", ch, "error", err)
+		return t.cfg.DomainLMWeight, nil
+	}
+	w := fitDomainWeight(words, t.cfg.DomainLMWeight, t.cfg.DomainLMWeightPriorWords)
+	if w == t.cfg.DomainLMWeight {
+		return w, nil
+	}
+	if err := d.setDomainWeight(w); err != nil {
+		return t.cfg.DomainLMWeight, err
+	}
+	return w, nil
 }
 
 // chooseWarp replaces the channel's features with the warped ones its

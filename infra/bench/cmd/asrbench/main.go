@@ -100,6 +100,8 @@ func main() {
 	speakerVariancePrior := flag.Float64("speaker-variance-prior", 0, "frames of prior belief in the model's variances against each speaker's variance scale (0 default, negative: no variance scale)")
 	speakerOneTransform := flag.Bool("speaker-one-transform", false, "give every Gaussian the speaker's one transform instead of one per broad phonetic class")
 	speakerClassPrior := flag.Float64("speaker-class-prior", 0, "frames pulling each class's transform towards the one-class transform (0 default)")
+	fixedLMWeight := flag.Bool("fixed-lm-weight", false, "decode every channel at -lm-weight instead of the domain weight each adapted channel's first-pass words fit")
+	lmWeightPrior := flag.Float64("lm-weight-prior", 0, "words of prior belief pulling each channel's fitted domain weight towards -lm-weight (0: none)")
 	speakerWarps := flag.String("speaker-warps", "", "comma-separated frequency warps tried for each adapted channel besides none (default: the engine's; \"1\": no warp)")
 	speakerWarpMargin := flag.Float64("speaker-warp-margin", 0, "log-likelihood per frame a warp must gain over none to be chosen")
 	verbose := flag.Bool("v", false, "print each hypothesis")
@@ -116,6 +118,7 @@ func main() {
 		SpeakerAdaptation: !*noSpeaker, SpeakerAdaptationWeight: *speakerWeight,
 		SpeakerAdaptationPasses: *speakerPasses, SpeakerMinPosterior: *speakerMinPosterior, SpeakerVariancePrior: *speakerVariancePrior,
 		SpeakerOneTransform: *speakerOneTransform, SpeakerClassPrior: *speakerClassPrior,
+		FixedDomainLMWeight: *fixedLMWeight, DomainLMWeightPriorWords: *lmWeightPrior,
 		SpeakerWarpMargin: *speakerWarpMargin}
 	if *speakerWarps != "" {
 		for _, f := range strings.Split(*speakerWarps, ",") {
