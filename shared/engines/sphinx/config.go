@@ -128,7 +128,9 @@ const (
 	// stock LM more of the talk that is not call-centre (0.7 was not measured
 	// on LibriVox; 0.3 and 0.5 score the same there). The weight was not
 	// chosen again on the current text (8,695 sentences, with the calls of
-	// 474 train calls).
+	// 474 train calls). With speaker adaptation it is the first pass's
+	// weight; each adapted channel's last decode uses the weight its words
+	// fit (Config.FixedDomainLMWeight).
 	DefaultDomainLMWeight = 0.5
 	DefaultVADThreshold   = 2.0
 	// DefaultSpeakerAdaptationWeight: see Config.SpeakerAdaptationWeight.

@@ -22,7 +22,10 @@
 // hand-written sentences and the sentences of the tagger's training calls
 // (train/lmtext.go says which calls and why), never a sentence of an
 // evaluation set. The stock LM was trained on read text; what a support call
-// says, and in what order, it barely knows.
+// says, and in what order, it barely knows. A channel decoded twice (speaker
+// adaptation) is decoded the second time at the weight its first pass's
+// words fit (lmmix.go), so talk unlike the domain text is not pulled
+// towards it.
 //
 // Telephone audio (8 kHz) leaves the wideband model's upper filters empty. Its
 // regions are decoded from the decoder's own cepstra after a narrowband feature

@@ -128,3 +128,30 @@ func TestCallWordsFitTheDomainLMAndProseTheStock(t *testing.T) {
 	}
 	t.Logf("fitted domain weight: call %.3f, prose %.3f", call, prose)
 }
+
+// BenchmarkChannelDomainWeight: one channel's fit, a call's channel of 30
+// regions of 12 words (360), each read under both LMs, then EM.
+func BenchmarkChannelDomainWeight(b *testing.B) {
+	needModel(b)
+	tr, err := NewTranscriber(Config{Decoders: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tr.Close()
+	d := tr.all[0]
+	line := NormalizeText("thank you for calling can i take your account number so i can check the charge")
+	passes := make([]regionPass, 30)
+	for i := range passes {
+		for j := 0; j < 12; j++ {
+			passes[i].words = append(passes[i].words, word{Text: line[(i+j)%len(line)], Posterior: 1})
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		words, err := channelWordProbs(d, passes, DefaultSpeakerMinPosterior)
+		if err != nil {
+			b.Fatal(err)
+		}
+		fitDomainWeight(words, DefaultDomainLMWeight, 0)
+	}
+}

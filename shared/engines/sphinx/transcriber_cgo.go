@@ -549,10 +549,7 @@ func (t *Transcriber) adaptAndDecode(ctx context.Context, d *decoder, ch int, pa
 			return err
 		}
 	}
-	domainWeight, err := t.fitChannelDomainWeight(d, ch, passes)
-	if err != nil {
-		return err
-	}
+	domainWeight := t.fitChannelDomainWeight(d, ch, passes)
 	if domainWeight != t.cfg.DomainLMWeight {
 		// Runs before the decoder leaves the channel: the LM is the
 		// decoder's, shared by every job it serves.
@@ -573,27 +570,30 @@ func (t *Transcriber) adaptAndDecode(ctx context.Context, d *decoder, ch int, pa
 
 // fitChannelDomainWeight re-weights the decoder's LM for the channel's
 // final decode with the domain weight its confident words fit (lmmix.go),
-// and returns that weight; with the weight fixed, or without a domain LM, it
-// leaves the LM as it is and returns Config.DomainLMWeight.
-func (t *Transcriber) fitChannelDomainWeight(d *decoder, ch int, passes []regionPass) (float64, error) {
+// and returns that weight; with the weight fixed, without a domain LM, or if
+// the fit fails (logged), it leaves the LM as it is and returns
+// Config.DomainLMWeight.
+func (t *Transcriber) fitChannelDomainWeight(d *decoder, ch int, passes []regionPass) float64 {
 	if t.cfg.FixedDomainLMWeight || t.cfg.DomainLMWeight <= 0 {
-		return t.cfg.DomainLMWeight, nil
+		return t.cfg.DomainLMWeight
 	}
 	words, err := channelWordProbs(d, passes, t.speaker.minPosterior)
 	if err != nil {
-		// A search without the two members (none in this engine's
-		// searches) keeps its weights.
+		// Only a decoder without a domain LM has no mix to read, and
+		// none is built while the weight is above 0.
 		t.log.Warn("sphinx domain LM weight not fitted; the channel keeps the fixed weight", "channel", ch, "error", err)
-		return t.cfg.DomainLMWeight, nil
+		return t.cfg.DomainLMWeight
 	}
 	w := fitDomainWeight(words, t.cfg.DomainLMWeight, t.cfg.DomainLMWeightPriorWords)
 	if w == t.cfg.DomainLMWeight {
-		return w, nil
+		return w
 	}
 	if err := d.setDomainWeight(w); err != nil {
-		return t.cfg.DomainLMWeight, err
+		// ngram_model_set_interp changes all the weights or none.
+		t.log.Warn("sphinx domain LM weight not set; the channel keeps the fixed weight", "channel", ch, "error", err)
+		return t.cfg.DomainLMWeight
 	}
-	return w, nil
+	return w
 }
 
 // chooseWarp replaces the channel's features with the warped ones its

@@ -31,7 +31,7 @@ var (
 )
 
 // needModel skips the test when the speech model is not installed.
-func needModel(t *testing.T) {
+func needModel(t testing.TB) {
 	t.Helper()
 	if _, err := os.Stat(filepath.Join(DefaultModelDir, "en-us.lm.bin")); err != nil {
 		t.Skip("pocketsphinx-en-us is not installed; run make deps-speech")
