@@ -30,8 +30,9 @@ type wordProbs struct {
 // fitDomainWeight returns the domain weight that maximises the words'
 // likelihood under the mix, with a Beta prior worth priorWords words centred
 // on prior (0: none): the MAP estimate, by EM from prior, at most
-// maxDomainWeight. Words neither member can give are skipped. With no words
-// (or priorWords +Inf) it returns prior.
+// maxDomainWeight (or prior, when a fixed weight above it was asked for).
+// Words neither member can give are skipped. With no words (or priorWords
+// +Inf) it returns prior.
 func fitDomainWeight(words []wordProbs, prior, priorWords float64) float64 {
 	if math.IsInf(priorWords, 1) {
 		return prior

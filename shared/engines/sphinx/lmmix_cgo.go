@@ -15,7 +15,7 @@ package sphinx
 // the member's as ngram_model_set_init maps them: a word outside its
 // vocabulary is its unknown word if it has one, else impossible (0); the
 // history stops at a word it cannot hold.
-static int member_probs(ps_decoder_t *ps, ngram_model_t *mix, const char *member, const char **words, int n, double *out) {
+static int member_probs(ps_decoder_t *ps, ngram_model_t *mix, const char *member, char **words, int n, double *out) {
 	ngram_model_t *lm = ngram_model_set_lookup(mix, member);
 	if (lm == NULL) return -2;
 	logmath_t *lmath = ps_get_logmath(ps);
@@ -53,32 +53,32 @@ import (
 	"unsafe"
 )
 
-// memberProbs returns the probability the member LM ("stock" or "domain") of
-// the decoder's mix gives each word of sentence after the words before it,
-// the sentence taken from "<s>" to "</s>" (so one more value than words).
-func (d *decoder) memberProbs(member string, sentence []string) ([]float64, error) {
+// mixProbs returns the probability the decoder's stock and domain LMs each
+// give every word of sentence after the words before it, the sentence taken
+// from "<s>" to "</s>" (so one more value than words).
+func (d *decoder) mixProbs(sentence []string) (stock, domain []float64, err error) {
 	if d.mix == nil {
-		return nil, errors.New("sphinx: the decoder has no domain LM")
+		return nil, nil, errors.New("sphinx: the decoder has no domain LM")
 	}
 	words := append(append([]string{"<s>"}, sentence...), "</s>")
-	arr := (**C.char)(C.malloc(C.size_t(len(words)) * C.size_t(unsafe.Sizeof((*C.char)(nil)))))
-	defer C.free(unsafe.Pointer(arr))
-	cwords := unsafe.Slice(arr, len(words))
-	for i, w := range words {
-		cwords[i] = C.CString(w)
-	}
-	defer func() {
-		for _, c := range cwords {
-			C.free(unsafe.Pointer(c))
+	cwords, free := cArgs(words)
+	defer free()
+	read := func(member string) ([]float64, error) {
+		out := make([]float64, len(words)-1)
+		cm := C.CString(member)
+		defer C.free(unsafe.Pointer(cm))
+		if C.member_probs(d.ps, d.mix, cm, cwords, C.int(len(words)), (*C.double)(unsafe.Pointer(&out[0]))) < 0 {
+			return nil, fmt.Errorf("sphinx: the decoder's LM has no member %q", member)
 		}
-	}()
-	out := make([]float64, len(words)-1)
-	cm := C.CString(member)
-	defer C.free(unsafe.Pointer(cm))
-	if rc := C.member_probs(d.ps, d.mix, cm, arr, C.int(len(words)), (*C.double)(unsafe.Pointer(&out[0]))); rc < 0 {
-		return nil, fmt.Errorf("sphinx: the decoder's LM has no member %q", member)
+		return out, nil
 	}
-	return out, nil
+	if stock, err = read("stock"); err != nil {
+		return nil, nil, err
+	}
+	if domain, err = read("domain"); err != nil {
+		return nil, nil, err
+	}
+	return stock, domain, nil
 }
 
 // setDomainWeight re-weights the decoder's stock/domain mix in place, which
@@ -106,11 +106,7 @@ func channelWordProbs(d *decoder, passes []regionPass, minPosterior float64) ([]
 		for i, w := range p.words {
 			sentence[i] = w.Text
 		}
-		stock, err := d.memberProbs("stock", sentence)
-		if err != nil {
-			return nil, err
-		}
-		domain, err := d.memberProbs("domain", sentence)
+		stock, domain, err := d.mixProbs(sentence)
 		if err != nil {
 			return nil, err
 		}

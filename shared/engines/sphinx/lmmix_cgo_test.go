@@ -24,11 +24,7 @@ func TestMemberProbsReadEachLM(t *testing.T) {
 	d := tr.all[0]
 	lm := BuildLM(strings.NewReader(text))
 	sentence := []string{"i", "would", "like", "a", "balance", "of", "money"}
-	domain, err := d.memberProbs("domain", sentence)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stock, err := d.memberProbs("stock", sentence)
+	stock, domain, err := d.mixProbs(sentence)
 	if err != nil {
 		t.Fatal(err)
 	}
