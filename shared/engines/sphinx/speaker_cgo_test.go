@@ -143,6 +143,9 @@ func TestSpeakerAdaptationAdaptsTelephoneChannels(t *testing.T) {
 		if w := wer(ref, got); w > 0.3 {
 			t.Errorf("%d Hz: WER %.0f%% (%q)", rate, 100*w, got)
 		}
+		if search := tr.all[0].activeSearch(); search != "mixed" {
+			t.Errorf("%d Hz: the decoder went back to the pool on search %q, want mixed", rate, search)
+		}
 		adapted := strings.Contains(logs.String(), `"msg":"sphinx speaker adaptation"`)
 		if adapted != (rate == 8000) {
 			t.Errorf("%d Hz: adapted = %v; logs:\n%s", rate, adapted, logs.String())
@@ -316,7 +319,9 @@ func (c *checkpoints) stops() []int {
 // Whether a job finishes or stops in its first pass, its adaptation or its
 // last decode, with keyterms or without, the decoder goes back to the pool on
 // its full search: the next job must not be decoded on the quick one (or on
-// the last job's keyterms).
+// the last job's keyterms). A whole job without keyterms on this audio is
+// TestSpeakerAdaptationAdaptsTelephoneChannels's, which checks the same; here
+// the jobs without keyterms stop where the keyterms' job was seen to check.
 func TestDecoderReturnsToItsFullSearch(t *testing.T) {
 	needSphinxTrain(t)
 	t.Parallel() // own one-decoder transcribers: another such test can use the other core
@@ -326,37 +331,42 @@ func TestDecoderReturnsToItsFullSearch(t *testing.T) {
 	}
 	defer tr.Close()
 	audio, _ := speakerCall(t, "slt", 8000)
-	for _, keyterms := range [][]string{nil, {"payment", "customer service"}} {
-		// A whole job first, noting where the engine checks for
-		// cancellation; then the job again, stopped as it enters each of
-		// those stages. (Stopping at every check costs a partial decode a
-		// check, and the checks within a stage leave the decoder in the same
-		// state.)
-		whole := &checkpoints{Context: context.Background()}
-		if _, err := tr.Transcribe(whole, callscribe.TranscriptionRequest{Audio: audio, Keyterms: keyterms}); err != nil {
-			t.Fatalf("keyterms %q: %v", keyterms, err)
-		}
-		if search := tr.all[0].activeSearch(); search != "mixed" {
-			t.Fatalf("keyterms %q, a finished job: the decoder is on search %q, want mixed", keyterms, search)
-		}
-		stops := whole.stops() // one a place the engine checks at
-		// The first pass's regions and the last decode's at least: fewer
-		// means the checks have moved.
-		if len(stops) < 2 {
-			t.Fatalf("keyterms %q: the job checked for cancellation at %v only", keyterms, whole.sites)
-		}
+	withKeyterms := []string{"payment", "customer service"}
+	// A whole job first, noting where the engine checks for cancellation;
+	// then jobs stopped as they enter each of those stages. (Stopping at
+	// every check costs a partial decode a check, and the checks within a
+	// stage leave the decoder in the same state.)
+	whole := &checkpoints{Context: context.Background()}
+	if _, err := tr.Transcribe(whole, callscribe.TranscriptionRequest{Audio: audio, Keyterms: withKeyterms}); err != nil {
+		t.Fatal(err)
+	}
+	if search := tr.all[0].activeSearch(); search != "mixed" {
+		t.Fatalf("a finished job with keyterms: the decoder is on search %q, want mixed", search)
+	}
+	stops := whole.stops() // one a place the engine checks at
+	// The first pass's regions and the last decode's at least: fewer means
+	// the checks have moved.
+	if len(stops) < 2 {
+		t.Fatalf("the job checked for cancellation at %v only", whole.sites)
+	}
+	for _, keyterms := range [][]string{withKeyterms, nil} {
 		for _, n := range stops {
 			ctx := &checkpoints{Context: context.Background(), stopAt: n}
 			_, err := tr.Transcribe(ctx, callscribe.TranscriptionRequest{Audio: audio, Keyterms: keyterms})
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("keyterms %q, stopped at check %d of %d (%s): err %v, want cancelled", keyterms, n, len(whole.sites), whole.sites[n-1], err)
 			}
+			// Without keyterms the job must check at the same places, or it
+			// was not stopped in the stage it was meant to be.
+			if len(ctx.sites) != n || ctx.sites[n-1] != whole.sites[n-1] {
+				t.Fatalf("keyterms %q: stopped at %v, want check %d at %s", keyterms, ctx.sites, n, whole.sites[n-1])
+			}
 			if search := tr.all[0].activeSearch(); search != "mixed" {
 				t.Fatalf("keyterms %q, stopped at check %d (%s): the decoder is on search %q, want mixed", keyterms, n, whole.sites[n-1], search)
 			}
 		}
-		t.Logf("keyterms %q: %d checks at %d places, stopped at %v", keyterms, len(whole.sites), len(stops), stops)
 	}
+	t.Logf("%d checks at %d places, stopped at %v", len(whole.sites), len(stops), stops)
 }
 
 // Without SphinxTrain's tools the engine does not start with adaptation on,
