@@ -23,8 +23,11 @@ import (
 // the first pass. The transform also narrows the model's variances to the
 // speaker's spread (variance.go).
 type speakerAdapter struct {
-	tools, model, dict, dir string
-	weight                  float64
+	tools, model, dir string
+	// dict is the decoder's pronouncing dictionary; each bw run gets only
+	// its transcription's entries (pronunciations.go).
+	dict   string
+	weight float64
 	// rounds and minPosterior are Config's SpeakerAdaptationPasses and
 	// SpeakerMinPosterior with their defaults applied.
 	rounds       int
@@ -140,11 +143,11 @@ func (s *speakerAdapter) estimate(ctx context.Context, passes []regionPass, base
 	if set.n == 0 {
 		return speakerModel{}, dir, nil
 	}
-	ctlPath, lsnPath, err := set.write()
+	ctlPath, lsnPath, dictPath, err := set.write(s.dict)
 	if err != nil {
 		return speakerModel{}, dir, err
 	}
-	if err := RunBW(ctx, s.tools, s.model, s.dict, ctlPath, lsnPath, dir, accum, alignPath, filepath.Join(dir, "bw.log")); err != nil {
+	if err := RunBW(ctx, s.tools, s.model, dictPath, ctlPath, lsnPath, dir, accum, alignPath, filepath.Join(dir, "bw.log")); err != nil {
 		return speakerModel{}, dir, err
 	}
 	own, err := SolveMLLR(ctx, s.tools, s.model, accum, filepath.Join(dir, "own.mllr"), filepath.Join(dir, "mllr_solve.log"))
@@ -266,11 +269,11 @@ func (s *speakerAdapter) chooseWarp(ctx context.Context, candidates [][]regionPa
 	if set.n == 0 {
 		return 0, nil, nil
 	}
-	ctlPath, lsnPath, err := set.write()
+	ctlPath, lsnPath, dictPath, err := set.write(s.dict)
 	if err != nil {
 		return 0, nil, err
 	}
-	scores, err := AlignmentScores(ctx, s.tools, s.model, s.dict, ctlPath, lsnPath, dir, accum, alignPath, filepath.Join(dir, "bw.log"))
+	scores, err := AlignmentScores(ctx, s.tools, s.model, dictPath, ctlPath, lsnPath, dir, accum, alignPath, filepath.Join(dir, "bw.log"))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -300,6 +303,7 @@ func wordCount(passes []regionPass) int {
 type alignmentSet struct {
 	dir      string
 	ctl, lsn strings.Builder
+	words    []string
 	n        int
 }
 
@@ -309,17 +313,22 @@ func (a *alignmentSet) add(id string, u alignmentUtterance) error {
 	}
 	fmt.Fprintln(&a.ctl, id)
 	fmt.Fprintf(&a.lsn, "<s> %s </s> (%s)\n", strings.Join(u.words, " "), id)
+	a.words = append(a.words, u.words...)
 	a.n++
 	return nil
 }
 
-// write writes the control file and the transcription and returns their paths.
-func (a *alignmentSet) write() (ctl, lsn string, err error) {
-	ctl, lsn = filepath.Join(a.dir, "fileids"), filepath.Join(a.dir, "transcription")
+// write writes the control file, the transcription and the entries of the
+// pronouncing dictionary at pron its words need, and returns their paths.
+func (a *alignmentSet) write(pron string) (ctl, lsn, dict string, err error) {
+	ctl, lsn, dict = filepath.Join(a.dir, "fileids"), filepath.Join(a.dir, "transcription"), filepath.Join(a.dir, "dict")
 	if err := os.WriteFile(ctl, []byte(a.ctl.String()), 0o600); err != nil {
-		return "", "", err
+		return "", "", "", err
 	}
-	return ctl, lsn, os.WriteFile(lsn, []byte(a.lsn.String()), 0o600)
+	if err := os.WriteFile(lsn, []byte(a.lsn.String()), 0o600); err != nil {
+		return "", "", "", err
+	}
+	return ctl, lsn, dict, writePronunciations(pron, dict, a.words)
 }
 
 // alignmentUtterance is a stretch of a region's features with the words

@@ -437,3 +437,65 @@ func TestConfidentShare(t *testing.T) {
 		t.Errorf("share without words = %v, want 1 (nothing to decode again)", got)
 	}
 }
+
+// bw given only the entries of its transcription's words (pronunciations.go)
+// aligns exactly as with the whole dictionary: the same alignment scores and
+// the same statistics, byte for byte.
+func TestAlignmentWithItsWordsEntriesMatchesTheWholeDictionary(t *testing.T) {
+	needSphinxTrain(t)
+	t.Parallel()
+	tr, _ := adaptingTranscriber(t)
+	d, s := tr.all[0], tr.speaker
+	set := alignmentSet{dir: t.TempDir()}
+	for i, line := range speakerLines {
+		cep, err := d.cepstra(speak(t, "rms", line, 16000))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The line's own words ("for" and "can" have alternate
+		// pronunciations), aligned as one utterance.
+		if err := set.add(fmt.Sprintf("u%d", i), alignmentUtterance{cep: cep, words: NormalizeText(line)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctl, lsn, own, err := set.write(s.dict)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(own); bytes.Count(b, []byte("\n")) > 40 {
+		t.Fatalf("the alignment's dictionary has %d lines for two sentences:\n%s", bytes.Count(b, []byte("\n")), b)
+	}
+	align := func(dict string) (map[string]AlignmentScore, [][]byte) {
+		t.Helper()
+		accum := filepath.Join(t.TempDir(), "accum")
+		if err := os.Mkdir(accum, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		scores, err := AlignmentScores(t.Context(), s.tools, s.model, dict, ctl, lsn, set.dir, accum, "", filepath.Join(accum, "bw.log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var counts [][]byte
+		for _, f := range []string{"gauden_counts", "mixw_counts", "tmat_counts"} {
+			b, err := os.ReadFile(filepath.Join(accum, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			counts = append(counts, b)
+		}
+		return scores, counts
+	}
+	wantScores, wantCounts := align(filepath.Join(DefaultModelDir, "cmudict-en-us.dict"))
+	gotScores, gotCounts := align(own)
+	if len(wantScores) != set.n {
+		t.Fatalf("the whole dictionary aligned %d of %d utterances", len(wantScores), set.n)
+	}
+	if fmt.Sprint(gotScores) != fmt.Sprint(wantScores) {
+		t.Errorf("scores %v with the alignment's own dictionary, want %v", gotScores, wantScores)
+	}
+	for i := range wantCounts {
+		if !bytes.Equal(gotCounts[i], wantCounts[i]) {
+			t.Errorf("statistics file %d differs from the whole dictionary's", i)
+		}
+	}
+}
