@@ -255,11 +255,7 @@ func TestSpeakerAdaptationFailureKeepsTheFirstPass(t *testing.T) {
 func TestTooFewWordsToAdaptToAreDecodedOnTheFullSearch(t *testing.T) {
 	needSphinxTrain(t)
 	t.Parallel() // own one-decoder transcribers: another such test can use the other core
-	adapting, err := NewTranscriber(Config{Decoders: 1, SpeakerAdaptation: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer adapting.Close()
+	adapting, logs := adaptingTranscriber(t)
 	plain, err := NewTranscriber(Config{Decoders: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -276,6 +272,17 @@ func TestTooFewWordsToAdaptToAreDecodedOnTheFullSearch(t *testing.T) {
 	}
 	if search := adapting.all[0].activeSearch(); search != "mixed" {
 		t.Errorf("the decoder went back to the pool on search %q, want mixed", search)
+	}
+	// The debug log says why the channel was not adapted to, and at what
+	// domain LM weight it was decoded.
+	var skipped struct {
+		Words          int      `json:"words"`
+		MinWords       int      `json:"min_words"`
+		DomainLMWeight *float64 `json:"domain_lm_weight"`
+	}
+	debugLine(t, logs, "sphinx speaker adaptation skipped", &skipped)
+	if skipped.Words <= 0 || skipped.Words >= skipped.MinWords || skipped.MinWords != speakerMinWords || skipped.DomainLMWeight == nil {
+		t.Errorf("skipped adaptation logged %+v, want the channel's few words, min_words %d and its LM weight", skipped, speakerMinWords)
 	}
 }
 
