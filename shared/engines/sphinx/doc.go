@@ -43,8 +43,9 @@
 // first pass (the forward-tree search alone, without the flat-lexicon pass)
 // finds words; the runs of them heard with confidence are aligned to the
 // channel's own features by SphinxTrain's bw (with the channel type's transform
-// applied, and a dictionary of only those words: pronunciations.go), mllr_solve estimates a transform for this speaker from that
-// alignment alone, a second round aligns words again with that transform and
+// applied, and a dictionary of only those words: pronunciations.go),
+// mllr_solve estimates a transform for this speaker from that alignment
+// alone, a second round aligns words again with that transform and
 // estimates again (the first pass's words, or, when under half of them were
 // heard with confidence, words decoded again on the quick search with the first
 // transform), and every region is decoded with the result on the full search.

@@ -22,9 +22,9 @@ import (
 // dictionary is streamed from disk on each call rather than held in memory:
 // a map of its entries cost the engine some 45 MiB of peak RSS, while the
 // scan takes about 6 ms (BenchmarkWritePronunciations), a fiftieth of the bw
-// time it saves. A word the dictionary lacks is
-// left out, as it would be missing from the whole dictionary: bw reports it
-// and skips that utterance either way.
+// time it saves. A word the dictionary lacks is left out, as it would be
+// missing from the whole dictionary: bw reports it and skips that utterance
+// either way.
 func writePronunciations(dict, out string, words []string) error {
 	want := make(map[string]bool, len(words))
 	for _, w := range words {

@@ -562,12 +562,14 @@ func (t *Transcriber) adaptAndDecode(ctx context.Context, d *decoder, ch int, pa
 	if err := decodePasses(ctx, d, passes); err != nil {
 		return err
 	}
+	loggedWeight, elapsed := math.Round(1000*domainWeight)/1000, time.Since(start).Milliseconds()
 	if adapted.path != "" {
-		t.log.Debug("sphinx speaker adaptation", "channel", ch, "rounds", rounds, "redecoded", redecode, "variance_scale", adapted.scale, "classes", max(t.speaker.classes, 1), "class_frames", adapted.classFrames, "domain_lm_weight", math.Round(1000*domainWeight)/1000, "elapsed_ms", time.Since(start).Milliseconds())
+		t.log.Debug("sphinx speaker adaptation", "channel", ch, "rounds", rounds, "redecoded", redecode, "variance_scale", adapted.scale, "classes", max(t.speaker.classes, 1), "class_frames", adapted.classFrames, "domain_lm_weight", loggedWeight, "elapsed_ms", elapsed)
 	} else {
-		// Too few words (or SphinxTrain failed, warned above): decoded
-		// again on the full search, still at the weight its words fit.
-		t.log.Debug("sphinx speaker adaptation skipped", "channel", ch, "words", wordCount(passes), "min_words", speakerMinWords, "domain_lm_weight", math.Round(1000*domainWeight)/1000, "elapsed_ms", time.Since(start).Milliseconds())
+		// No transform (too few words, no confident run to align, or
+		// SphinxTrain failed, warned above): decoded again on the full
+		// search, still at the weight its words fit.
+		t.log.Debug("sphinx speaker adaptation skipped", "channel", ch, "words", wordCount(passes), "min_words", speakerMinWords, "domain_lm_weight", loggedWeight, "elapsed_ms", elapsed)
 	}
 	return nil
 }
