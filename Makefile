@@ -12,6 +12,7 @@ run: deps-speech web
 
 # The packages whose tests take longest, first: go test starts packages in the
 # order it is given them, so these run beside the many short ones, not after.
+# infra/testservers runs them all beside one DynamoDB Local instead of a JVM each.
 TEST_FIRST := ./infra/awsemulator ./shared/engines/sphinx ./infra/embeddedserver
 
 ## test: install what the tests need, build the dashboard, then run every test and a short fuzz pass.
@@ -20,7 +21,7 @@ test: deps web
 	$(GO) vet ./...
 	$(MAKE) check-generated
 	cd shared/transport/dashboard/web && npm run --silent test:unit
-	$(GO) test -count=1 -timeout 20m $(TEST_FIRST) ./...
+	$(GO) run ./infra/testservers -- $(GO) test -count=1 -timeout 20m $(TEST_FIRST) ./...
 	$(MAKE) fuzz FUZZTIME=$(TEST_FUZZTIME)
 
 ## soak: kill -9 the local server SOAK_KILLS times (default 40) at random points

@@ -44,9 +44,10 @@ func (s *service) BaseURL() string { return "http://" + s.addr }
 // tests, which run in parallel.
 var binaries = apitest.Binaries{Name: "callscribe-awsemulator"}
 
-// One DynamoDB Local and one local-aws-sqs serve every test's emulation,
-// each under a resource prefix of its own (RESOURCE_PREFIX): a JVM apiece
-// cost about 3 CPU-seconds to start and as many again to warm up.
+// One DynamoDB Local (make test's, when it runs one: awstest.WithSharedServers)
+// and one local-aws-sqs serve every test's emulation, each under a resource
+// prefix of its own (RESOURCE_PREFIX): a JVM apiece cost about 3 CPU-seconds to
+// start and as many again to warm up.
 var (
 	sharedOnce     sync.Once
 	sharedServers  *awstest.Servers
@@ -58,7 +59,7 @@ var (
 func localServers(t *testing.T) *awstest.Servers {
 	t.Helper()
 	sharedOnce.Do(func() {
-		sharedServers, sharedErr = awstest.Start(context.Background(), awstest.Options{DynamoDB: true, SQS: true})
+		sharedServers, sharedErr = awstest.Start(context.Background(), awstest.WithSharedServers(awstest.Options{DynamoDB: true, SQS: true}))
 	})
 	if sharedErr != nil {
 		t.Fatal(sharedErr)

@@ -16,6 +16,12 @@
 //	func TestMain(m *testing.M) {
 //		awstest.RunMain(m, awstest.Options{DynamoDB: true}, func(s *awstest.Servers) { servers = s })
 //	}
+//
+// `make test` runs every package beside one DynamoDB Local (infra/testservers),
+// named by SharedDynamoDBEnv: RunMain and StartT use it instead of starting a JVM
+// per package, which cost about 3 CPU-seconds to start and as many again to warm
+// up. The server is one database (-sharedDb), so every package names its tables
+// with a prefix no other package uses.
 package awstest
 
 import (
@@ -57,6 +63,10 @@ type Options struct {
 	// starting one, and Stop leaves it running.
 	DynamoDBAt string
 	SQSAt      string
+	// DynamoDBPort is the port a started DynamoDB Local listens on; a free one
+	// when zero. infra/testservers picks it before the server is up, so the
+	// tests it runs can be told the endpoint while the JVM starts.
+	DynamoDBPort int
 	// RepoRoot is the repository checkout holding infra/; found by walking up from
 	// the working directory to go.mod when empty.
 	RepoRoot string
@@ -112,11 +122,11 @@ func Start(ctx context.Context, opts Options) (_ *Servers, err error) {
 	}
 	var wg sync.WaitGroup
 	results := make(chan result, 2)
-	startExternal := func(name, script string, ready func(context.Context, string) error) {
+	startExternal := func(name, script string, port int, ready func(context.Context, string) error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			endpoint, stop, err := startProcess(ctx, opts, name, filepath.Join(opts.RepoRoot, "infra", "scripts", script), ready)
+			endpoint, stop, err := startProcess(ctx, opts, name, filepath.Join(opts.RepoRoot, "infra", "scripts", script), port, ready)
 			if stop != nil {
 				s.addStop(stop)
 			}
@@ -132,13 +142,13 @@ func Start(ctx context.Context, opts Options) (_ *Servers, err error) {
 	}
 	switch {
 	case opts.DynamoDB:
-		startExternal("dynamodb-local", "start-dynamodb-local.sh", dynamoReady)
+		startExternal("dynamodb-local", "start-dynamodb-local.sh", opts.DynamoDBPort, dynamoReady)
 	case opts.DynamoDBAt != "":
 		useRunning("dynamodb-local", opts.DynamoDBAt, dynamoReady)
 	}
 	switch {
 	case opts.SQS:
-		startExternal("local-aws-sqs", "start-sqs-local.sh", sqsReady)
+		startExternal("local-aws-sqs", "start-sqs-local.sh", 0, sqsReady)
 	case opts.SQSAt != "":
 		useRunning("local-aws-sqs", opts.SQSAt, sqsReady)
 	}
@@ -171,11 +181,24 @@ func Start(ctx context.Context, opts Options) (_ *Servers, err error) {
 	return s, nil
 }
 
-// StartT starts the servers for one test and stops them in t.Cleanup. Prefer
-// Start in TestMain: the JVM start costs seconds.
+// SharedDynamoDBEnv names the environment variable holding the endpoint of a
+// DynamoDB Local every test package may share (set by infra/testservers).
+const SharedDynamoDBEnv = "CALLSCRIBE_TEST_DYNAMODB_ENDPOINT"
+
+// WithSharedServers returns opts with DynamoDB Local taken from
+// SharedDynamoDBEnv when the variable is set and opts asks to start one.
+func WithSharedServers(opts Options) Options {
+	if endpoint := os.Getenv(SharedDynamoDBEnv); endpoint != "" && opts.DynamoDB && opts.DynamoDBAt == "" {
+		opts.DynamoDB, opts.DynamoDBAt = false, endpoint
+	}
+	return opts
+}
+
+// StartT starts the servers for one test (WithSharedServers) and stops them in
+// t.Cleanup. Prefer RunMain: a JVM of its own costs seconds.
 func StartT(t testing.TB, opts Options) *Servers {
 	t.Helper()
-	s, err := Start(context.Background(), opts)
+	s, err := Start(context.Background(), WithSharedServers(opts))
 	if err != nil {
 		t.Fatalf("awstest: %v", err)
 	}
@@ -183,11 +206,11 @@ func StartT(t testing.TB, opts Options) *Servers {
 	return s
 }
 
-// RunMain starts the servers, hands them to set, runs the package's tests and
-// exits with their status after stopping the servers. A start failure fails the
-// whole package (exit status 1) with the reason on stderr.
+// RunMain starts the servers (WithSharedServers), hands them to set, runs the
+// package's tests and exits with their status after stopping the servers. A
+// start failure fails the whole package (exit status 1) with the reason on stderr.
 func RunMain(m *testing.M, opts Options, set func(*Servers)) {
-	s, err := Start(context.Background(), opts)
+	s, err := Start(context.Background(), WithSharedServers(opts))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "awstest: %v\n", err)
 		os.Exit(1)
@@ -238,12 +261,14 @@ func (s *Servers) DynamoDBConfig() aws.Config { return Config(s.DynamoDBEndpoint
 func (s *Servers) SQSConfig() aws.Config      { return Config(s.SQSEndpoint) }
 func (s *Servers) S3Config() aws.Config       { return Config(s.S3Endpoint) }
 
-// startProcess runs an infra/scripts start script with a free port in its own
-// process group and waits until ready succeeds.
-func startProcess(ctx context.Context, opts Options, name, script string, ready func(context.Context, string) error) (string, func(), error) {
-	port, err := freePort()
-	if err != nil {
-		return "", nil, fmt.Errorf("%s: %w", name, err)
+// startProcess runs an infra/scripts start script on port (a free one when
+// zero) in its own process group and waits until ready succeeds.
+func startProcess(ctx context.Context, opts Options, name, script string, port int, ready func(context.Context, string) error) (string, func(), error) {
+	if port == 0 {
+		var err error
+		if port, err = FreePort(); err != nil {
+			return "", nil, fmt.Errorf("%s: %w", name, err)
+		}
 	}
 	endpoint := fmt.Sprintf("http://127.0.0.1:%d", port)
 
@@ -357,9 +382,9 @@ func httpAnswers(ctx context.Context, endpoint string, prepare func(*http.Reques
 	return nil
 }
 
-// freePort asks the kernel for a free port. Another process could take it before
+// FreePort asks the kernel for a free port. Another process could take it before
 // the server binds it; the server then exits and Start reports it.
-func freePort() (int, error) {
+func FreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, fmt.Errorf("find a free port: %w", err)
