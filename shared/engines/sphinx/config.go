@@ -41,7 +41,8 @@ type Config struct {
 	// it (lowband.go).
 	DisableVoiceBand bool
 	// NoiseRemoval turns PocketSphinx's own noise suppression (-remove_noise)
-	// on in the front end whose cepstra are decoded. It is off by default:
+	// on in the front end whose cepstra are decoded, for every channel. It is
+	// off by default, except for noisy channels (NoiseRemovalBelowDB):
 	// it takes down whatever it hears as steady, learnt afresh in every
 	// region (each starts a stream of its own), and on the ASR bench that
 	// cost the formant voices, the clean calls and the low voices on a line
@@ -51,6 +52,11 @@ type Config struct {
 	// transforms were fitted with it on (their trainers' -noise-removal),
 	// which decodes better than refitting them without it.
 	NoiseRemoval bool
+	// NoiseRemovalBelowDB turns noise removal on for the channels whose
+	// speech lies less than this many dB above their noise floor (noisy
+	// lines; noisegate.go); 0 means DefaultNoiseRemovalBelowDB, negative
+	// none. NoiseRemoval overrides it.
+	NoiseRemovalBelowDB float64
 	// KeytermWeight is the interpolation weight of a job's keyterm model
 	// (keyterms.go); 0 means DefaultKeytermWeight, negative ignores keyterms
 	// (they are still checked against the dictionary and reported).

@@ -11,7 +11,9 @@
 // before its features are taken (voiceband.go, lowband.go): the line's noise
 // outside the band would otherwise reach the narrowband map, which amplifies
 // it. The decoded features are taken without PocketSphinx's own noise
-// suppression (Config.NoiseRemoval says why). Each segment carries its words
+// suppression (Config.NoiseRemoval says why), except on a channel whose
+// speech lies less than 30 dB above its noise floor, a noisy line, where the
+// suppression wins words (noisegate.go). Each segment carries its words
 // with their times and a confidence: the word's posterior probability in the
 // decoder's best-path lattice (ps_seg_prob) put through a monotone map per band
 // (confidence.go, confidence_map.json) fitted on the ASR dev set's words, so

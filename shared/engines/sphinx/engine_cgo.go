@@ -129,12 +129,14 @@ static mfcc_t **fe_cepstra(fe_t *fe, const int16 *samples, size_t n, int *out_nf
 }
 static int cep_dim(ps_decoder_t *ps) { return fe_get_output_size(ps_get_fe(ps)); }
 
-// warped_fe makes a front end with every parameter of the decoder's own (the
-// model's feat.params and the decoder's arguments) except its frequency warp:
-// inverse_linear with params, which moves the mel filters so that the
-// spectrum of a frequency f is analysed as f divided by the factor. The
-// front end keeps its own reference to its configuration.
-static fe_t *warped_fe(ps_decoder_t *ps, const char *params) {
+// derived_fe makes a front end with every parameter of the decoder's own (the
+// model's feat.params and the decoder's arguments) but two: with params its
+// frequency warp is inverse_linear with those parameters, which moves the mel
+// filters so that the spectrum of a frequency f is analysed as f divided by
+// the factor (NULL keeps the decoder's, none); and its noise removal is
+// remove_noise (1 on, 0 off). The front end keeps its own reference to its
+// configuration.
+static fe_t *derived_fe(ps_decoder_t *ps, const char *params, int remove_noise) {
 	cmd_ln_t *src = ps_get_config(ps);
 	cmd_ln_t *cfg = cmd_ln_parse_r(NULL, fe_get_args(), 0, NULL, FALSE);
 	if (cfg == NULL) return NULL;
@@ -155,8 +157,11 @@ static fe_t *warped_fe(ps_decoder_t *ps, const char *params) {
 			break;
 		}
 	}
-	cmd_ln_set_str_r(cfg, "-warp_type", "inverse_linear");
-	cmd_ln_set_str_r(cfg, "-warp_params", params);
+	if (params != NULL) {
+		cmd_ln_set_str_r(cfg, "-warp_type", "inverse_linear");
+		cmd_ln_set_str_r(cfg, "-warp_params", params);
+	}
+	cmd_ln_set_int_r(cfg, "-remove_noise", remove_noise);
 	fe_t *fe = fe_init_auto_r(cfg);
 	cmd_ln_free_r(cfg);
 	return fe;
@@ -248,12 +253,18 @@ type decoder struct {
 	// warps are front ends like the decoder's own with their frequencies
 	// warped, one per factor speaker adaptation tries (warp.go).
 	warps []warpedFrontEnd
+	// denoised is a front end like the decoder's own with noise removal on,
+	// for noisy channels (noisegate.go); nil when the decoder has none.
+	denoised *C.fe_t
 }
 
-// warpedFrontEnd is a front end whose mel filters are warped by factor.
+// warpedFrontEnd is a front end whose mel filters are warped by factor;
+// denoised is the same with noise removal on (nil when the decoder has no
+// denoised front end).
 type warpedFrontEnd struct {
-	factor float64
-	fe     *C.fe_t
+	factor   float64
+	fe       *C.fe_t
+	denoised *C.fe_t
 }
 
 // frontEndInit serialises building front ends. sphinxbase keeps the warp's
@@ -279,18 +290,63 @@ func (d *decoder) addWarp(factor float64) error {
 	warpInits++
 	params := C.CString(fmt.Sprintf("%g%s", factor, strings.Repeat(" ", warpInits%2+1)))
 	defer C.free(unsafe.Pointer(params))
-	fe := C.warped_fe(d.ps, params)
-	if fe == nil {
+	w := warpedFrontEnd{factor: factor, fe: C.derived_fe(d.ps, params, C.int(d.removesNoise()))}
+	if w.fe == nil {
 		return fmt.Errorf("sphinx: the front end warped by %v failed to initialise", factor)
 	}
-	d.warps = append(d.warps, warpedFrontEnd{factor: factor, fe: fe})
+	if d.denoised != nil {
+		// The same parameters again: sphinxbase's parser skips a string equal
+		// to the last it parsed, so this one is made to differ too.
+		warpInits++
+		again := C.CString(fmt.Sprintf("%g%s", factor, strings.Repeat(" ", warpInits%2+1)))
+		defer C.free(unsafe.Pointer(again))
+		if w.denoised = C.derived_fe(d.ps, again, 1); w.denoised == nil {
+			C.fe_free(w.fe)
+			return fmt.Errorf("sphinx: the front end warped by %v with noise removal failed to initialise", factor)
+		}
+	}
+	d.warps = append(d.warps, w)
 	return nil
 }
 
+// addDenoised gives the decoder a front end like its own with noise removal
+// on; call it before addWarp, so that each warp gets one too.
+func (d *decoder) addDenoised() error {
+	if len(d.warps) > 0 {
+		return errors.New("sphinx: the denoised front end is added before the warped ones")
+	}
+	frontEndInit.Lock()
+	defer frontEndInit.Unlock()
+	if d.denoised = C.derived_fe(d.ps, nil, 1); d.denoised == nil {
+		return errors.New("sphinx: the front end with noise removal failed to initialise")
+	}
+	return nil
+}
+
+// removesNoise is the decoder's own -remove_noise (1 on, 0 off).
+func (d *decoder) removesNoise() int {
+	name := C.CString("-remove_noise")
+	defer C.free(unsafe.Pointer(name))
+	if C.cmd_ln_int_r(C.ps_get_config(d.ps), name) != 0 {
+		return 1
+	}
+	return 0
+}
+
 // warpedCepstra computes the cepstra of one utterance with the decoder's i-th
-// warped front end, as cepstra does with its own.
-func (d *decoder) warpedCepstra(i int, samples []int16) ([]float32, error) {
+// warped front end (its denoised copy when denoise is set), as cepstra does
+// with its own.
+func (d *decoder) warpedCepstra(i int, samples []int16, denoise bool) ([]float32, error) {
+	if denoise {
+		return feCepstra(d.warps[i].denoised, samples)
+	}
 	return feCepstra(d.warps[i].fe, samples)
+}
+
+// denoisedCepstra computes the cepstra of one utterance with the decoder's
+// front end with noise removal on (addDenoised), as cepstra does with its own.
+func (d *decoder) denoisedCepstra(samples []int16) ([]float32, error) {
+	return feCepstra(d.denoised, samples)
 }
 
 // quickSearch names the decoder's quick search (see set_searches above).
@@ -359,8 +415,15 @@ func (d *decoder) useSearch(name string) error {
 func (d *decoder) close() {
 	for _, w := range d.warps {
 		C.fe_free(w.fe)
+		if w.denoised != nil {
+			C.fe_free(w.denoised)
+		}
 	}
 	d.warps = nil
+	if d.denoised != nil {
+		C.fe_free(d.denoised)
+		d.denoised = nil
+	}
 	if d.ps != nil {
 		C.ps_free(d.ps)
 		d.ps = nil

@@ -3,9 +3,18 @@
 package sphinx
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
+	"log/slog"
+	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/callscribe/callscribe/shared/callscribe"
 )
 
 // c0Fall is how far the front end's c0 (log energy) of steady noise falls
@@ -43,10 +52,14 @@ func TestDecodedFeaturesKeepNoiseRemovalOff(t *testing.T) {
 		name    string
 		cfg     Config
 		removes bool
+		// denoised: the decoder has front ends with noise removal on for
+		// noisy channels (noisegate.go) beside its own.
+		denoised bool
 	}{
-		{"default", Config{Decoders: 1, DomainLMWeight: -1, SpeakerAdaptation: true}, false},
+		{"default", Config{Decoders: 1, DomainLMWeight: -1, SpeakerAdaptation: true}, false, true},
 		// Without adaptation (no warped front ends) to keep the test short.
-		{"NoiseRemoval", Config{Decoders: 1, DomainLMWeight: -1, NoiseRemoval: true}, true},
+		{"NoiseRemoval", Config{Decoders: 1, DomainLMWeight: -1, NoiseRemoval: true}, true, false},
+		{"no gate", Config{Decoders: 1, DomainLMWeight: -1, NoiseRemovalBelowDB: -1}, false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.cfg.SpeakerAdaptation {
@@ -59,25 +72,146 @@ func TestDecodedFeaturesKeepNoiseRemovalOff(t *testing.T) {
 			defer tr.Close()
 			d := <-tr.pool
 			defer func() { tr.pool <- d }()
-			// The decoded front end, and every warped one beside it, which
-			// copy its settings.
-			fronts := map[string]func([]int16) ([]float32, error){"unwarped": d.cepstra}
-			for k := range d.warps {
-				fronts[fmt.Sprintf("warp %g", d.warps[k].factor)] = func(s []int16) ([]float32, error) { return d.warpedCepstra(k, s) }
+			if (d.denoised != nil) != c.denoised {
+				t.Fatalf("denoised front end present: %v, want %v", d.denoised != nil, c.denoised)
 			}
-			if c.cfg.SpeakerAdaptation && len(fronts) < 2 {
+			// The decoded front end, and every warped one beside it, which
+			// copy its settings; then their denoised copies.
+			type front struct {
+				cepstra func([]int16) ([]float32, error)
+				removes bool
+			}
+			fronts := map[string]front{"unwarped": {d.cepstra, c.removes}}
+			for k := range d.warps {
+				fronts[fmt.Sprintf("warp %g", d.warps[k].factor)] = front{func(s []int16) ([]float32, error) { return d.warpedCepstra(k, s, false) }, c.removes}
+				if c.denoised {
+					fronts[fmt.Sprintf("denoised warp %g", d.warps[k].factor)] = front{func(s []int16) ([]float32, error) { return d.warpedCepstra(k, s, true) }, true}
+				}
+			}
+			if c.denoised {
+				fronts["denoised"] = front{d.denoisedCepstra, true}
+			}
+			if c.cfg.SpeakerAdaptation && len(fronts) < 4 {
 				t.Fatal("no warped front ends to check")
 			}
+			// Each denoised warp is warped: sphinxbase parses warp parameters
+			// into static state (addWarp), so a copy built with the same
+			// string as the one before it would silently be unwarped.
+			if c.denoised {
+				speech := make([]int16, targetRate)
+				rng := rand.New(rand.NewPCG(7, 8))
+				for i := range speech {
+					speech[i] = int16(2000 * rng.NormFloat64())
+				}
+				plain, err := d.denoisedCepstra(speech)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for k := range d.warps {
+					warped, err := d.warpedCepstra(k, speech, true)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if slices.Equal(plain, warped) {
+						t.Errorf("denoised warp %g: the same cepstra as the unwarped denoised front end", d.warps[k].factor)
+					}
+				}
+			}
 			for name, fe := range fronts {
-				fall := c0Fall(t, fe, d.cepDim())
+				fall := c0Fall(t, fe.cepstra, d.cepDim())
 				switch {
-				case c.removes && fall < 2:
+				case fe.removes && fall < 2:
 					t.Errorf("%s: c0 of steady noise fell %.2f; with noise removal on it should fall by several units", name, fall)
-				case !c.removes && (fall > 0.5 || fall < -0.5):
+				case !fe.removes && (fall > 0.5 || fall < -0.5):
 					t.Errorf("%s: c0 of steady noise moved %.2f; with noise removal off it should hold", name, fall)
 				}
 				t.Logf("%s: c0 fall %.2f", name, fall)
 			}
 		})
 	}
+}
+
+// channelNoise is what a "sphinx narrowband channel" debug line says of the
+// channel's noise.
+type channelNoise struct {
+	Channel         int     `json:"channel"`
+	SpeechOverFloor float64 `json:"speech_over_floor_db"`
+	NoiseRemoval    bool    `json:"noise_removal"`
+}
+
+// channelLines are the "sphinx narrowband channel" debug lines logged, by channel.
+func channelLines(t *testing.T, logs *bytes.Buffer) map[int]channelNoise {
+	t.Helper()
+	out := map[int]channelNoise{}
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if !strings.Contains(l, `"msg":"sphinx narrowband channel"`) {
+			continue
+		}
+		var line channelNoise
+		if err := json.Unmarshal([]byte(l), &line); err != nil {
+			t.Fatal(err)
+		}
+		out[line.Channel] = line
+	}
+	return out
+}
+
+// A call whose one channel is clean and whose other carries the same talker
+// under white noise 18 dB below: only the noisy channel is decoded with noise
+// removal, and it comes out as it does when every channel is.
+func TestOnlyNoisyChannelsAreDecodedWithNoiseRemoval(t *testing.T) {
+	needModel(t)
+	const rate = 8000
+	speech := speak(t, "rms", shortLine, rate)
+	clean := track(rate, 1+float64(len(speech))/rate+1, clip{1, speech})
+	var power float64
+	for _, v := range speech {
+		power += float64(v) * float64(v)
+	}
+	noiseRMS := math.Sqrt(power/float64(len(speech))) * math.Pow(10, -18.0/20)
+	rng := rand.New(rand.NewPCG(9, 10))
+	noisy := make([]int16, len(clean))
+	for i, v := range clean {
+		noisy[i] = int16(max(-32768, min(32767, float64(v)+noiseRMS*rng.NormFloat64())))
+	}
+	audio := wavOf(t, rate, clean, noisy)
+
+	logs := new(bytes.Buffer)
+	gated, err := NewTranscriber(Config{Decoders: 1, Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gated.Close()
+	everywhere, err := NewTranscriber(Config{Decoders: 1, NoiseRemoval: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer everywhere.Close()
+
+	byChannel := func(tr *Transcriber) map[int]string {
+		res, err := tr.Transcribe(context.Background(), callscribe.TranscriptionRequest{Audio: audio})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[int]string{}
+		for _, s := range res.Transcript {
+			out[s.SpeakerID] = strings.TrimSpace(out[s.SpeakerID] + " " + s.Text)
+		}
+		return out
+	}
+	got, want := byChannel(gated), byChannel(everywhere)
+	lines := channelLines(t, logs)
+	if c := lines[0]; c.NoiseRemoval || c.SpeechOverFloor < DefaultNoiseRemovalBelowDB {
+		t.Errorf("clean channel: %+v, want its speech well above the floor and no noise removal", c)
+	}
+	if c := lines[1]; !c.NoiseRemoval || c.SpeechOverFloor >= DefaultNoiseRemovalBelowDB || c.SpeechOverFloor < 5 {
+		t.Errorf("noisy channel: %+v, want about 20 dB and noise removal", c)
+	}
+	if got[1] == "" || got[1] != want[1] {
+		t.Errorf("noisy channel: %q, want %q as with noise removal on every channel", got[1], want[1])
+	}
+	if w := wer(shortLine, got[0]); w > 0.3 {
+		t.Errorf("clean channel: %q (WER %.0f%%)", got[0], 100*w)
+	}
+	t.Logf("clean %q; noisy %q", got[0], got[1])
 }

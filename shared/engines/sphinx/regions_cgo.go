@@ -4,11 +4,12 @@ package sphinx
 
 // findRegions runs the front end's VAD over the whole (resampled) channel in
 // frame-shift blocks and returns the speech regions it marks, refined by level
-// (regions.go).
-func findRegions(r *resampler, threshold float64) ([]region, error) {
+// (regions.go), and how far the speech lies above the channel's noise floor
+// (speechOverFloor, dB).
+func findRegions(r *resampler, threshold float64) ([]region, float64, error) {
 	v, err := newVAD(threshold)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer v.close()
 	var (
@@ -36,7 +37,7 @@ func findRegions(r *resampler, threshold float64) ([]region, error) {
 			block := buf[off:min(off+frameShift, n)]
 			speech, err := v.feed(block)
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			fed += len(block)
 			if fed < size {
@@ -56,5 +57,6 @@ func findRegions(r *resampler, threshold float64) ([]region, error) {
 	if start >= 0 {
 		closeRegion(frame)
 	}
-	return refineRegions(blocks, regions), nil
+	regions = refineRegions(blocks, regions)
+	return regions, speechOverFloor(blocks, regions), nil
 }

@@ -229,6 +229,12 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 		}
 		t.all = append(t.all, d)
 		t.pool <- d
+		if noiseRemovalBelow(cfg) > 0 {
+			if err := d.addDenoised(); err != nil {
+				t.Close()
+				return nil, err
+			}
+		}
 		if t.speaker == nil {
 			continue
 		}
@@ -347,8 +353,12 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 	if len(regions) == 0 {
 		return nil, nil, nil
 	}
+	denoise := denoises(in.speechOverFloor, noiseRemovalBelow(t.cfg))
 	if t.mapsNarrowband(rate) {
-		t.log.Debug("sphinx narrowband channel", "channel", ch, "median_pitch_hz", int(in.pitch), "map_weight", weight, "voice_band", in.band)
+		t.log.Debug("sphinx narrowband channel", "channel", ch, "median_pitch_hz", int(in.pitch), "map_weight", weight, "voice_band", in.band,
+			"speech_over_floor_db", math.Round(in.speechOverFloor*10)/10, "noise_removal", denoise || t.cfg.NoiseRemoval)
+	} else {
+		t.log.Debug("sphinx channel", "channel", ch, "speech_over_floor_db", math.Round(in.speechOverFloor*10)/10, "noise_removal", denoise || t.cfg.NoiseRemoval)
 	}
 	r := newResampler(in.samples, rate)
 	var d *decoder
@@ -426,7 +436,11 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 			buf = make([]int16, n)
 		}
 		buf = buf[:r.Read(buf[:n], g.Start)]
-		cep, err := d.cepstra(buf)
+		cepstra := d.cepstra
+		if denoise {
+			cepstra = d.denoisedCepstra
+		}
+		cep, err := cepstra(buf)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -438,7 +452,7 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 			passes[i].cep = cep
 		}
 		for k := range warped {
-			wcep, err := d.warpedCepstra(k, buf)
+			wcep, err := d.warpedCepstra(k, buf, denoise)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -723,6 +737,9 @@ type channelInput struct {
 	// decoded from its voice band (decodesVoiceBand).
 	pitch, weight float64
 	band          bool
+	// speechOverFloor is how far (dB) its speech lies above its noise
+	// floor (regions.go).
+	speechOverFloor float64
 }
 
 // mapsNarrowband says whether audio at rate goes through the narrowband
@@ -739,8 +756,8 @@ func (t *Transcriber) mapsNarrowband(rate int) bool {
 func (t *Transcriber) telephoneInput(samples []int16, rate int) (channelInput, error) {
 	in := channelInput{samples: samples}
 	r := newResampler(samples, rate)
-	regions, err := findRegions(r, t.cfg.VADThreshold)
-	in.regions = regions
+	regions, snr, err := findRegions(r, t.cfg.VADThreshold)
+	in.regions, in.speechOverFloor = regions, snr
 	if err != nil || !t.mapsNarrowband(rate) {
 		return in, err
 	}

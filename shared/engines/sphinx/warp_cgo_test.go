@@ -50,7 +50,7 @@ func TestWarpedFrontEnds(t *testing.T) {
 		if err := d.addWarp(factor); err != nil {
 			t.Fatal(err)
 		}
-		cep, err := d.warpedCepstra(len(d.warps)-1, speech)
+		cep, err := d.warpedCepstra(len(d.warps)-1, speech, false)
 		if err != nil {
 			t.Fatal(err)
 		}
