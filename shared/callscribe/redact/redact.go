@@ -35,12 +35,13 @@
 // separators, items split by a pause longer than MaxChainGap, digits the
 // recogniser misheard as other words ("far too" for "four two"; only the
 // homophones above are taken), e-mail addresses whose "at" was misheard as
-// other than the mishearings in atMishearings, or whose domain ends in a
+// other than the mishearings in atMishearings (one article after it is
+// allowed: domainArticles), or whose domain ends in a
 // top-level domain outside the list below, and the
 // first word of a local part spoken as two words ("graham osei at ..."
 // keeps "graham"). A sentence's end stops a digit run; commas do not. Long
-// decimals ("3.141592") are redacted as NUMBER: the rules prefer a false
-// positive to a leak.
+// decimals ("3.141592") are redacted as NUMBER, and "known as an example dot
+// com" as EMAIL: the rules prefer a false positive to a leak.
 package redact
 
 import (
@@ -139,7 +140,14 @@ var notAddressWords = map[string]bool{
 // address on a poor line ("john f. example dot com"). They count as "at" only
 // before a domain ending in a known top-level domain, after a word that can be
 // a local part: a leak costs more than redacting a stray "... dot com".
-var atMishearings = map[string]bool{"add": true, "had": true, "ad": true, "f": true, "hat": true, "et": true}
+var atMishearings = map[string]bool{"add": true, "had": true, "ad": true, "f": true, "hat": true, "et": true, "as": true, "it": true}
+
+// domainArticles may stand between the "at" and the domain: the embedded
+// engine, hearing "john at example dot com" without its speaker adaptation,
+// wrote "john as an example dot com", the "at" run into an article. One is
+// skipped; the domain must still be labels ending in a known top-level domain,
+// so "look at the dot com bubble" and "we had a dot com job" stay as they are.
+var domainArticles = map[string]bool{"a": true, "an": true, "the": true}
 
 var emailConnectors = map[string]bool{"dot": true, "underscore": true, "dash": true, "hyphen": true, "period": true}
 
@@ -231,10 +239,14 @@ func spokenEmail(tokens, words []string, at int) (Match, bool) {
 	// Domain: a written domain token, or labels joined by "dot" ending in a
 	// known top-level domain.
 	end := -1
-	if at+1 < len(words) && writtenDomain.MatchString(trimSentence(tokens[at+1])) {
-		end = at + 2
+	from := at + 1
+	if from+1 < len(words) && domainArticles[words[from]] {
+		from++
+	}
+	if from < len(words) && writtenDomain.MatchString(trimSentence(tokens[from])) {
+		end = from + 1
 	} else {
-		for j := at + 1; j+2 < len(words) && isLabel(words[j]) && words[j+1] == "dot"; j += 2 {
+		for j := from; j+2 < len(words) && isLabel(words[j]) && words[j+1] == "dot"; j += 2 {
 			if topLevelDomains[words[j+2]] {
 				end = j + 3
 			}

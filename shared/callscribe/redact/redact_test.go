@@ -53,6 +53,9 @@ func TestText(t *testing.T) {
 		// ... and with its "at" misheard, as a poor line makes it.
 		{"my email is john f. example dot com", "my email is [REDACTED:EMAIL]"},
 		{"it's maria add example dot org thanks", "it's [REDACTED:EMAIL] thanks"},
+		{"my email is john as an example dot com", "my email is [REDACTED:EMAIL]"},
+		{"write to sam it the mail dot example dot net today", "write to [REDACTED:EMAIL] today"},
+		{"jane at the example.org", "[REDACTED:EMAIL]"},
 		// Left alone.
 		{"one or two things", "one or two things"},
 		{"from one to two weeks, four for five", "from one to two weeks, four for five"},
@@ -66,6 +69,8 @@ func TestText(t *testing.T) {
 		{"meet me at home", "meet me at home"},
 		{"we had a dot com job", "we had a dot com job"},
 		{"I had example dot com open", "I had example dot com open"},
+		{"it is as a dot com", "it is as a dot com"},
+		{"as good as an example", "as good as an example"},
 		{"back in twenty twenty four", "back in twenty twenty four"},
 		{"at 10:30 on 2024-05-01", "at 10:30 on 2024-05-01"},
 		// An engine's own tokens are counted, not redacted again.
