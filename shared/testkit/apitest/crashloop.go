@@ -34,11 +34,15 @@ const maxOpenJobs = 8
 
 // crashJob is a job the service answered 202 for.
 type crashJob struct {
-	id       string
-	kind     string  // transcription, summary, tags
-	seconds  float64 // a transcription's audio
-	deleted  bool    // deleted with 202 (the job had succeeded)
-	terminal string  // status seen at the end
+	id      string
+	kind    string  // transcription, summary, tags
+	seconds float64 // a transcription's audio
+	deleted bool    // deleted with 202 (the job had succeeded)
+	// deleteUnanswered: a DELETE got no answer (the kill came mid-request),
+	// so whether it landed is not known to the client; at the end the job
+	// must be either gone or finished, never anything else.
+	deleteUnanswered bool
+	terminal         string // status seen at the end
 }
 
 // RunCrashLoop kills the target with SIGKILL at random points of a mixed
@@ -132,11 +136,15 @@ func RunCrashLoop(t *testing.T, target Restarter, opts Options, cfg CrashLoop) {
 			case op == 7 && len(done) > 2 && r.Intn(4) == 0:
 				count("delete")
 				victim := done[r.Intn(len(done))]
-				if status, _, err := w.call(http.MethodDelete, "/v1/transcriptions/"+victim.id, nil, ""); err == nil && status == http.StatusAccepted {
-					mu.Lock()
+				status, _, err := w.call(http.MethodDelete, "/v1/transcriptions/"+victim.id, nil, "")
+				mu.Lock()
+				switch {
+				case err == nil && status == http.StatusAccepted:
 					victim.deleted = true
-					mu.Unlock()
+				case err != nil:
+					victim.deleteUnanswered = true
 				}
+				mu.Unlock()
 			default:
 				// Poll: learn which jobs finished, for derives and deletes.
 				count("poll")
@@ -189,6 +197,14 @@ func RunCrashLoop(t *testing.T, target Restarter, opts Options, cfg CrashLoop) {
 		if j.deleted {
 			expectError(t, a.Get(t, j.id), http.StatusNotFound, "JOB_NOT_FOUND")
 			continue
+		}
+		if j.deleteUnanswered {
+			if r := a.Get(t, j.id); r.Status == http.StatusNotFound {
+				expectError(t, r, http.StatusNotFound, "JOB_NOT_FOUND")
+				t.Logf("job %s: its DELETE was cut off by a kill and it is gone: the delete landed", j.id)
+				j.deleted = true
+				continue
+			}
 		}
 		r := s.WaitJob(t, a, j.id)
 		if r == nil {
