@@ -295,12 +295,10 @@ func (d *decoder) addWarp(factor float64) error {
 		return fmt.Errorf("sphinx: the front end warped by %v failed to initialise", factor)
 	}
 	if d.denoised != nil {
-		// The same parameters again: sphinxbase's parser skips a string equal
-		// to the last it parsed, so this one is made to differ too.
-		warpInits++
-		again := C.CString(fmt.Sprintf("%g%s", factor, strings.Repeat(" ", warpInits%2+1)))
-		defer C.free(unsafe.Pointer(again))
-		if w.denoised = C.derived_fe(d.ps, again, 1); w.denoised == nil {
+		// Built straight after w.fe from the same string: sphinxbase skips
+		// parsing it, and the warp it parsed for w.fe still stands, as no
+		// unwarped front end was built in between (the lock is held).
+		if w.denoised = C.derived_fe(d.ps, params, 1); w.denoised == nil {
 			C.fe_free(w.fe)
 			return fmt.Errorf("sphinx: the front end warped by %v with noise removal failed to initialise", factor)
 		}

@@ -20,7 +20,9 @@ package sphinx
 // hum away). A channel below NoiseRemovalBelowDB is decoded from front ends
 // with noise removal on, its warped candidates included; the others as before.
 // The detector's own front end keeps noise removal either way, since it needs
-// the floor it tracks.
+// the floor it tracks. The trainers' Cepstra and DecodedCepstra use the
+// decoder's own front end, ungated: the narrowband map and the MLLR
+// transforms are fitted on clean synthesis, far above the gate.
 
 // DefaultNoiseRemovalBelowDB sits between the 35 dB line (36 dB and up) and
 // the 20 dB one (23 dB and down).

@@ -94,9 +94,9 @@ func TestDecodedFeaturesKeepNoiseRemovalOff(t *testing.T) {
 			if c.cfg.SpeakerAdaptation && len(fronts) < 4 {
 				t.Fatal("no warped front ends to check")
 			}
-			// Each denoised warp is warped: sphinxbase parses warp parameters
-			// into static state (addWarp), so a copy built with the same
-			// string as the one before it would silently be unwarped.
+			// Each denoised warp is warped: sphinxbase keeps warp parameters
+			// in static state (addWarp), and a copy that missed them would
+			// silently decode unwarped.
 			if c.denoised {
 				speech := make([]int16, targetRate)
 				rng := rand.New(rand.NewPCG(7, 8))
@@ -163,7 +163,7 @@ func TestOnlyNoisyChannelsAreDecodedWithNoiseRemoval(t *testing.T) {
 	needModel(t)
 	const rate = 8000
 	speech := speak(t, "rms", shortLine, rate)
-	clean := track(rate, 1+float64(len(speech))/rate+1, clip{1, speech})
+	clean := track(rate, 0.5+float64(len(speech))/rate+0.5, clip{0.5, speech})
 	var power float64
 	for _, v := range speech {
 		power += float64(v) * float64(v)
