@@ -161,6 +161,7 @@ func channelLines(t *testing.T, logs *bytes.Buffer) map[int]channelNoise {
 // removal, and it comes out as it does when every channel is.
 func TestOnlyNoisyChannelsAreDecodedWithNoiseRemoval(t *testing.T) {
 	needModel(t)
+	t.Parallel() // own one-decoder transcribers: another such test can use the other core
 	const rate = 8000
 	speech := speak(t, "rms", shortLine, rate)
 	clean := track(rate, 0.5+float64(len(speech))/rate+0.5, clip{0.5, speech})
