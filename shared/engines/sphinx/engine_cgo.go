@@ -134,8 +134,8 @@ static int cep_dim(ps_decoder_t *ps) { return fe_get_output_size(ps_get_fe(ps));
 // frequency warp is inverse_linear with those parameters, which moves the mel
 // filters so that the spectrum of a frequency f is analysed as f divided by
 // the factor (NULL keeps the decoder's, none); and its noise removal is
-// remove_noise (1 on, 0 off). The front end keeps its own reference to its
-// configuration.
+// remove_noise (1 on, 0 off, -1 the decoder's). The front end keeps its own
+// reference to its configuration.
 static fe_t *derived_fe(ps_decoder_t *ps, const char *params, int remove_noise) {
 	cmd_ln_t *src = ps_get_config(ps);
 	cmd_ln_t *cfg = cmd_ln_parse_r(NULL, fe_get_args(), 0, NULL, FALSE);
@@ -161,7 +161,7 @@ static fe_t *derived_fe(ps_decoder_t *ps, const char *params, int remove_noise) 
 		cmd_ln_set_str_r(cfg, "-warp_type", "inverse_linear");
 		cmd_ln_set_str_r(cfg, "-warp_params", params);
 	}
-	cmd_ln_set_int_r(cfg, "-remove_noise", remove_noise);
+	if (remove_noise >= 0) cmd_ln_set_int_r(cfg, "-remove_noise", remove_noise);
 	fe_t *fe = fe_init_auto_r(cfg);
 	cmd_ln_free_r(cfg);
 	return fe;
@@ -290,7 +290,7 @@ func (d *decoder) addWarp(factor float64) error {
 	warpInits++
 	params := C.CString(fmt.Sprintf("%g%s", factor, strings.Repeat(" ", warpInits%2+1)))
 	defer C.free(unsafe.Pointer(params))
-	w := warpedFrontEnd{factor: factor, fe: C.derived_fe(d.ps, params, C.int(d.removesNoise()))}
+	w := warpedFrontEnd{factor: factor, fe: C.derived_fe(d.ps, params, -1)}
 	if w.fe == nil {
 		return fmt.Errorf("sphinx: the front end warped by %v failed to initialise", factor)
 	}
@@ -319,16 +319,6 @@ func (d *decoder) addDenoised() error {
 		return errors.New("sphinx: the front end with noise removal failed to initialise")
 	}
 	return nil
-}
-
-// removesNoise is the decoder's own -remove_noise (1 on, 0 off).
-func (d *decoder) removesNoise() int {
-	name := C.CString("-remove_noise")
-	defer C.free(unsafe.Pointer(name))
-	if C.cmd_ln_int_r(C.ps_get_config(d.ps), name) != 0 {
-		return 1
-	}
-	return 0
 }
 
 // warpedCepstra computes the cepstra of one utterance with the decoder's i-th

@@ -354,11 +354,11 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 		return nil, nil, nil
 	}
 	denoise := denoises(in.speechOverFloor, noiseRemovalBelow(t.cfg))
+	noise := []any{"speech_over_floor_db", math.Round(in.speechOverFloor*10) / 10, "noise_removal", denoise || t.cfg.NoiseRemoval}
 	if t.mapsNarrowband(rate) {
-		t.log.Debug("sphinx narrowband channel", "channel", ch, "median_pitch_hz", int(in.pitch), "map_weight", weight, "voice_band", in.band,
-			"speech_over_floor_db", math.Round(in.speechOverFloor*10)/10, "noise_removal", denoise || t.cfg.NoiseRemoval)
+		t.log.Debug("sphinx narrowband channel", append([]any{"channel", ch, "median_pitch_hz", int(in.pitch), "map_weight", weight, "voice_band", in.band}, noise...)...)
 	} else {
-		t.log.Debug("sphinx channel", "channel", ch, "speech_over_floor_db", math.Round(in.speechOverFloor*10)/10, "noise_removal", denoise || t.cfg.NoiseRemoval)
+		t.log.Debug("sphinx channel", append([]any{"channel", ch}, noise...)...)
 	}
 	r := newResampler(in.samples, rate)
 	var d *decoder
@@ -416,6 +416,11 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 			}
 		}()
 	}
+	// The front end the channel's cepstra come from (noisegate.go).
+	cepstra := d.cepstra
+	if denoise {
+		cepstra = d.denoisedCepstra
+	}
 	passes := make([]regionPass, len(regions))
 	// The candidates for the channel's frequency warp (warp.go): the same
 	// regions through each of the decoder's warped front ends.
@@ -436,10 +441,6 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 			buf = make([]int16, n)
 		}
 		buf = buf[:r.Read(buf[:n], g.Start)]
-		cepstra := d.cepstra
-		if denoise {
-			cepstra = d.denoisedCepstra
-		}
 		cep, err := cepstra(buf)
 		if err != nil {
 			return nil, nil, err
