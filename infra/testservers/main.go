@@ -60,6 +60,7 @@ func run(args []string, opts awstest.Options) int {
 
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(signals)
 
 	type started struct {
 		servers *awstest.Servers
