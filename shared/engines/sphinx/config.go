@@ -57,6 +57,11 @@ type Config struct {
 	// lines; noisegate.go); 0 means DefaultNoiseRemovalBelowDB, negative
 	// none. NoiseRemoval overrides it.
 	NoiseRemovalBelowDB float64
+	// EnergySpreadBelowDB draws the c0 (log-energy) spread of each region of
+	// the telephone-band channels whose speech lies less than this many dB
+	// above their noise floor half way towards that of real speech when it
+	// is narrower (energyspread.go); 0 means DefaultEnergySpreadBelowDB, negative none.
+	EnergySpreadBelowDB float64
 	// KeytermWeight is the interpolation weight of a job's keyterm model
 	// (keyterms.go); 0 means DefaultKeytermWeight, negative ignores keyterms
 	// (they are still checked against the dictionary and reported).

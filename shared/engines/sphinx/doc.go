@@ -34,6 +34,10 @@
 // map (featuremap.go, narrowband_map.json) fitted on speech seen both wide and
 // band-limited; how much of the map a channel gets depends on the speaker's
 // median pitch (pitch.go), because the map helps high voices and costs low ones.
+// On a channel with a noise floor (a line: speech 30-50 dB over it) each
+// region's log energy, c0, is then stretched about its mean half way towards
+// the spread real speech shows, and never narrowed (energyspread.go), because
+// the line's noise fills the pauses the model tells words apart by.
 // The acoustic model is adapted to such channels too: an MLLR transform of its
 // means (mllr.go), one for the channels the map applies to
 // (narrowband_mapped.mllr) and one for the others (narrowband_unmapped.mllr),

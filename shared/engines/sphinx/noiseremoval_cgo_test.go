@@ -137,6 +137,7 @@ type channelNoise struct {
 	Channel         int     `json:"channel"`
 	SpeechOverFloor float64 `json:"speech_over_floor_db"`
 	NoiseRemoval    bool    `json:"noise_removal"`
+	EnergySpread    bool    `json:"energy_spread"`
 }
 
 // channelLines are the "sphinx narrowband channel" debug lines logged, by channel.
@@ -202,11 +203,13 @@ func TestOnlyNoisyChannelsAreDecodedWithNoiseRemoval(t *testing.T) {
 	}
 	got, want := byChannel(gated), byChannel(everywhere)
 	lines := channelLines(t, logs)
-	if c := lines[0]; c.NoiseRemoval || c.SpeechOverFloor < DefaultNoiseRemovalBelowDB {
-		t.Errorf("clean channel: %+v, want its speech well above the floor and no noise removal", c)
+	// The energy spread's gate (energyspread.go) reads the same figure.
+	if c := lines[0]; c.NoiseRemoval || c.EnergySpread || c.SpeechOverFloor < DefaultEnergySpreadBelowDB {
+		t.Errorf("clean channel: %+v, want its speech well above the floor, no noise removal and no energy spread", c)
 	}
-	if c := lines[1]; !c.NoiseRemoval || c.SpeechOverFloor >= DefaultNoiseRemovalBelowDB || c.SpeechOverFloor < 5 {
-		t.Errorf("noisy channel: %+v, want about 20 dB and noise removal", c)
+	// Noise removal reshapes c0 itself: the spread is for the channels it leaves.
+	if c := lines[1]; !c.NoiseRemoval || c.EnergySpread || c.SpeechOverFloor >= DefaultNoiseRemovalBelowDB || c.SpeechOverFloor < 5 {
+		t.Errorf("noisy channel: %+v, want about 20 dB, noise removal and no energy spread", c)
 	}
 	if got[1] == "" || got[1] != want[1] {
 		t.Errorf("noisy channel: %q, want %q as with noise removal on every channel", got[1], want[1])

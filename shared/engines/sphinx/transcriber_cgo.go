@@ -354,7 +354,8 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 		return nil, nil, nil
 	}
 	denoise := denoises(in.speechOverFloor, noiseRemovalBelow(t.cfg))
-	noise := []any{"speech_over_floor_db", math.Round(in.speechOverFloor*10) / 10, "noise_removal", denoise || t.cfg.NoiseRemoval}
+	spread := spreadsEnergy(rate, in.speechOverFloor, energySpreadBelow(t.cfg), denoise || t.cfg.NoiseRemoval)
+	noise := []any{"speech_over_floor_db", math.Round(in.speechOverFloor*10) / 10, "noise_removal", denoise || t.cfg.NoiseRemoval, "energy_spread", spread}
 	if t.mapsNarrowband(rate) {
 		t.log.Debug("sphinx narrowband channel", append([]any{"channel", ch, "median_pitch_hz", int(in.pitch), "map_weight", weight, "voice_band", in.band}, noise...)...)
 	} else {
@@ -445,7 +446,7 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 		if err != nil {
 			return nil, nil, err
 		}
-		cep = t.mapFeatures(cep, weight)
+		cep = t.decodedFeatures(cep, weight, spread, d.cepDim())
 		if passes[i].words, err = d.decodeCepstra(cep); err != nil {
 			return nil, nil, err
 		}
@@ -457,7 +458,7 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 			if err != nil {
 				return nil, nil, err
 			}
-			warped[k][i] = regionPass{cep: t.mapFeatures(wcep, weight), words: passes[i].words}
+			warped[k][i] = regionPass{cep: t.decodedFeatures(wcep, weight, spread, d.cepDim()), words: passes[i].words}
 		}
 	}
 	if adapt {
@@ -722,6 +723,17 @@ func (t *Transcriber) mapFeatures(cep []float32, weight float64) []float32 {
 		}
 	}
 	return mapped
+}
+
+// decodedFeatures returns the cepstra the decoder reads for one region of a
+// channel: mapped (mapFeatures), then with c0's spread scaled when spread
+// says the channel's is (energyspread.go).
+func (t *Transcriber) decodedFeatures(cep []float32, weight float64, spread bool, dim int) []float32 {
+	cep = t.mapFeatures(cep, weight)
+	if spread {
+		spreadEnergy(cep, dim)
+	}
+	return cep
 }
 
 // channelInput is what the front end reads for one channel, and what was

@@ -84,6 +84,7 @@ func main() {
 	vad := flag.Float64("vad", 0, "VAD threshold (0 default)")
 	noiseRemoval := flag.Bool("noise-removal", false, "decode every channel from cepstra with PocketSphinx's noise suppression (-remove_noise) on")
 	noiseRemovalBelow := flag.Float64("noise-removal-below", 0, "decode with noise suppression the channels whose speech lies less than this many dB above their noise floor (0 default, negative: none)")
+	energySpreadBelow := flag.Float64("energy-spread-below", 0, "stretch each region's c0 spread half way to real speech's, when narrower, on the 8 kHz channels whose speech lies less than this many dB above their noise floor (0 default, negative: none)")
 	extra := flag.String("args", "", "extra decoder arguments, space separated")
 	mapFile := flag.String("narrowband-map", "", "feature map for 8 kHz audio (default: the built-in one)")
 	noMap := flag.Bool("no-narrowband-map", false, "decode 8 kHz audio without the narrowband feature map")
@@ -115,7 +116,7 @@ func main() {
 		level = slog.LevelDebug
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
-	cfg := sphinx.Config{Decoders: 1, DomainLMWeight: *weight, VADThreshold: *vad, NoiseRemoval: *noiseRemoval, NoiseRemovalBelowDB: *noiseRemovalBelow, DisableNarrowbandMap: *noMap, DisableVoiceBand: *noVoiceBand, KeytermWeight: *keytermWeight, DisableNarrowbandMLLR: *noMLLR,
+	cfg := sphinx.Config{Decoders: 1, DomainLMWeight: *weight, VADThreshold: *vad, NoiseRemoval: *noiseRemoval, NoiseRemovalBelowDB: *noiseRemovalBelow, EnergySpreadBelowDB: *energySpreadBelow, DisableNarrowbandMap: *noMap, DisableVoiceBand: *noVoiceBand, KeytermWeight: *keytermWeight, DisableNarrowbandMLLR: *noMLLR,
 		SpeakerAdaptation: !*noSpeaker, SpeakerAdaptationWeight: *speakerWeight,
 		SpeakerAdaptationPasses: *speakerPasses, SpeakerMinPosterior: *speakerMinPosterior, SpeakerVariancePrior: *speakerVariancePrior,
 		SpeakerOneTransform: *speakerOneTransform, SpeakerClassPrior: *speakerClassPrior,

@@ -1,0 +1,130 @@
+//go:build cgo
+
+package sphinx
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/callscribe/callscribe/shared/callscribe"
+)
+
+// The cepstra a gated channel is decoded from are the narrowband map's
+// output with c0, and only c0, stretched towards real speech's spread when
+// it is narrower (a talker under a line's noise); clean synthesis, whose c0
+// spreads wider, and an ungated channel keep the map's output as it is.
+func TestDecodedFeaturesSpreadTheMappedEnergy(t *testing.T) {
+	needModel(t)
+	tr, err := NewTranscriber(Config{Decoders: 1, DomainLMWeight: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	d := <-tr.pool
+	defer func() { tr.pool <- d }()
+	dim := d.cepDim()
+	speech := speak(t, "rms", shortLine, NarrowbandRate)
+	var power float64
+	for _, v := range speech {
+		power += float64(v) * float64(v)
+	}
+	line := withNoise(speech, math.Sqrt(power/float64(len(speech)))*math.Pow(10, -30.0/20), 0)
+	for name, audio := range map[string][]int16{"clean": speech, "line": line} {
+		cep, err := d.cepstra(audio)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, weight := range []float64{0, 0.5, 1} {
+			mapped := tr.mapFeatures(slices.Clone(cep), weight)
+			plain := tr.decodedFeatures(slices.Clone(cep), weight, false, dim)
+			if !slices.Equal(plain, mapped) {
+				t.Errorf("%s, map weight %v, no spread: the decoded features are not the map's", name, weight)
+			}
+			spread := tr.decodedFeatures(slices.Clone(cep), weight, true, dim)
+			wantMean, mappedSD := c0Stats(mapped, dim)
+			if (name == "line") != (mappedSD < energySpread) {
+				t.Fatalf("%s, map weight %v: c0 spread %.2f, the wrong side of %v for this test", name, weight, mappedSD, float64(energySpread))
+			}
+			wantSD := max(mappedSD, math.Sqrt(mappedSD*energySpread))
+			mean, sd := c0Stats(spread, dim)
+			if math.Abs(sd-wantSD) > 1e-3 || math.Abs(mean-wantMean) > 1e-3 {
+				t.Errorf("%s, map weight %v, spread: c0 mean %.3f sd %.3f, want mean %.3f sd %.3f (the map's %.3f)", name, weight, mean, sd, wantMean, wantSD, mappedSD)
+			}
+			for i := range spread {
+				if i%dim != 0 && spread[i] != mapped[i] {
+					t.Fatalf("%s, map weight %v, spread: coefficient %d of frame %d is not the map's", name, weight, i%dim, i/dim)
+				}
+			}
+		}
+	}
+}
+
+// A call whose one channel is clean and whose other carries the same talker
+// under white noise 35 dB below, as on a telephone line: only the line's
+// channel has its energy spread, with noise removal off, and turning the
+// gate off (a negative EnergySpreadBelowDB) leaves every channel as it was.
+func TestLineChannelsHaveTheirEnergySpread(t *testing.T) {
+	needModel(t)
+	t.Parallel() // own one-decoder transcribers: another such test can use the other core
+	const rate = 8000
+	speech := speak(t, "rms", shortLine, rate)
+	clean := track(rate, 0.5+float64(len(speech))/rate+0.5, clip{0.5, speech})
+	var power float64
+	for _, v := range speech {
+		power += float64(v) * float64(v)
+	}
+	noiseRMS := math.Sqrt(power/float64(len(speech))) * math.Pow(10, -35.0/20)
+	rng := rand.New(rand.NewPCG(11, 12))
+	line := make([]int16, len(clean))
+	for i, v := range clean {
+		line[i] = int16(max(-32768, min(32767, float64(v)+noiseRMS*rng.NormFloat64())))
+	}
+	audio := wavOf(t, rate, clean, line)
+
+	decode := func(cfg Config) (map[int]channelNoise, string) {
+		logs := new(bytes.Buffer)
+		cfg.Decoders = 1
+		cfg.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		tr, err := NewTranscriber(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tr.Close()
+		res, err := tr.Transcribe(context.Background(), callscribe.TranscriptionRequest{Audio: audio})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var text string
+		for _, s := range res.Transcript {
+			if s.SpeakerID == 1 {
+				text = strings.TrimSpace(text + " " + s.Text)
+			}
+		}
+		return channelLines(t, logs), text
+	}
+	lines, text := decode(Config{})
+	if c := lines[0]; c.EnergySpread || c.NoiseRemoval {
+		t.Errorf("clean channel: %+v, want neither energy spread nor noise removal", c)
+	}
+	if c := lines[1]; !c.EnergySpread || c.NoiseRemoval || c.SpeechOverFloor < DefaultNoiseRemovalBelowDB || c.SpeechOverFloor >= DefaultEnergySpreadBelowDB {
+		t.Errorf("line channel: %+v, want %v-%v dB over its floor, energy spread and no noise removal", c, DefaultNoiseRemovalBelowDB, DefaultEnergySpreadBelowDB)
+	}
+	if w := wer(shortLine, text); w > 0.3 {
+		t.Errorf("line channel: %q (WER %.0f%%)", text, 100*w)
+	}
+	off, _ := decode(Config{EnergySpreadBelowDB: -1})
+	for ch, c := range off {
+		if c.EnergySpread {
+			t.Errorf("gate off, channel %d: %+v, want no energy spread", ch, c)
+		}
+	}
+	if len(off) != 2 {
+		t.Errorf("gate off: %d channel lines, want 2", len(off))
+	}
+}
