@@ -7,7 +7,6 @@ import (
 	"context"
 	"log/slog"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -73,18 +72,7 @@ func TestLineChannelsHaveTheirEnergySpread(t *testing.T) {
 	needModel(t)
 	t.Parallel() // own one-decoder transcribers: another such test can use the other core
 	const rate = 8000
-	speech := speak(t, "rms", shortLine, rate)
-	clean := track(rate, 0.5+float64(len(speech))/rate+0.5, clip{0.5, speech})
-	var power float64
-	for _, v := range speech {
-		power += float64(v) * float64(v)
-	}
-	noiseRMS := math.Sqrt(power/float64(len(speech))) * math.Pow(10, -35.0/20)
-	rng := rand.New(rand.NewPCG(11, 12))
-	line := make([]int16, len(clean))
-	for i, v := range clean {
-		line[i] = int16(max(-32768, min(32767, float64(v)+noiseRMS*rng.NormFloat64())))
-	}
+	clean, line := cleanAndNoisyTrack(t, rate, 35, 11)
 	audio := wavOf(t, rate, clean, line)
 
 	decode := func(cfg Config) (map[int]channelNoise, string) {

@@ -157,6 +157,26 @@ func channelLines(t *testing.T, logs *bytes.Buffer) map[int]channelNoise {
 	return out
 }
 
+// cleanAndNoisyTrack speaks shortLine in the rms voice at rate, half a
+// second of digital silence either side, and returns that track and the same
+// track under white noise snrDB below the speech's power (seeded by seed).
+func cleanAndNoisyTrack(t *testing.T, rate int, snrDB float64, seed uint64) (clean, noisy []int16) {
+	t.Helper()
+	speech := speak(t, "rms", shortLine, rate)
+	clean = track(rate, 0.5+float64(len(speech))/float64(rate)+0.5, clip{0.5, speech})
+	var power float64
+	for _, v := range speech {
+		power += float64(v) * float64(v)
+	}
+	noiseRMS := math.Sqrt(power/float64(len(speech))) * math.Pow(10, -snrDB/20)
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	noisy = make([]int16, len(clean))
+	for i, v := range clean {
+		noisy[i] = int16(max(-32768, min(32767, float64(v)+noiseRMS*rng.NormFloat64())))
+	}
+	return clean, noisy
+}
+
 // A call whose one channel is clean and whose other carries the same talker
 // under white noise 18 dB below: only the noisy channel is decoded with noise
 // removal, and it comes out as it does when every channel is.
@@ -164,18 +184,7 @@ func TestOnlyNoisyChannelsAreDecodedWithNoiseRemoval(t *testing.T) {
 	needModel(t)
 	t.Parallel() // own one-decoder transcribers: another such test can use the other core
 	const rate = 8000
-	speech := speak(t, "rms", shortLine, rate)
-	clean := track(rate, 0.5+float64(len(speech))/rate+0.5, clip{0.5, speech})
-	var power float64
-	for _, v := range speech {
-		power += float64(v) * float64(v)
-	}
-	noiseRMS := math.Sqrt(power/float64(len(speech))) * math.Pow(10, -18.0/20)
-	rng := rand.New(rand.NewPCG(9, 10))
-	noisy := make([]int16, len(clean))
-	for i, v := range clean {
-		noisy[i] = int16(max(-32768, min(32767, float64(v)+noiseRMS*rng.NormFloat64())))
-	}
+	clean, noisy := cleanAndNoisyTrack(t, rate, 18, 9)
 	audio := wavOf(t, rate, clean, noisy)
 
 	logs := new(bytes.Buffer)
