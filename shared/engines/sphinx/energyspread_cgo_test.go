@@ -29,11 +29,7 @@ func TestDecodedFeaturesSpreadTheMappedEnergy(t *testing.T) {
 	defer func() { tr.pool <- d }()
 	dim := d.cepDim()
 	speech := speak(t, "rms", shortLine, NarrowbandRate)
-	var power float64
-	for _, v := range speech {
-		power += float64(v) * float64(v)
-	}
-	line := withNoise(speech, math.Sqrt(power/float64(len(speech)))*math.Pow(10, -30.0/20), 0)
+	line := withNoise(speech, noiseRMSBelow(speech, 30), 0)
 	for name, audio := range map[string][]int16{"clean": speech, "line": line} {
 		cep, err := d.cepstra(audio)
 		if err != nil {

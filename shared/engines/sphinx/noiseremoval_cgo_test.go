@@ -157,6 +157,15 @@ func channelLines(t *testing.T, logs *bytes.Buffer) map[int]channelNoise {
 	return out
 }
 
+// noiseRMSBelow is the RMS of a noise snrDB below speech's power.
+func noiseRMSBelow(speech []int16, snrDB float64) float64 {
+	var power float64
+	for _, v := range speech {
+		power += float64(v) * float64(v)
+	}
+	return math.Sqrt(power/float64(len(speech))) * math.Pow(10, -snrDB/20)
+}
+
 // cleanAndNoisyTrack speaks shortLine in the rms voice at rate, half a
 // second of digital silence either side, and returns that track and the same
 // track under white noise snrDB below the speech's power (seeded by seed).
@@ -164,11 +173,7 @@ func cleanAndNoisyTrack(t *testing.T, rate int, snrDB float64, seed uint64) (cle
 	t.Helper()
 	speech := speak(t, "rms", shortLine, rate)
 	clean = track(rate, 0.5+float64(len(speech))/float64(rate)+0.5, clip{0.5, speech})
-	var power float64
-	for _, v := range speech {
-		power += float64(v) * float64(v)
-	}
-	noiseRMS := math.Sqrt(power/float64(len(speech))) * math.Pow(10, -snrDB/20)
+	noiseRMS := noiseRMSBelow(speech, snrDB)
 	rng := rand.New(rand.NewPCG(seed, seed+1))
 	noisy = make([]int16, len(clean))
 	for i, v := range clean {
