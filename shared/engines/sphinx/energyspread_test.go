@@ -95,23 +95,25 @@ func TestEnergySpreadLeavesWhatItCannotMeasure(t *testing.T) {
 	}
 }
 
-// Only telephone-band channels with a noise floor are scaled, denoised or
-// not, at the gate the config sets.
+// Only telephone-band channels with a noise floor that noise removal leaves
+// alone are scaled, at the gate the config sets.
 func TestEnergySpreadGate(t *testing.T) {
 	below := energySpreadBelow(Config{})
 	for _, c := range []struct {
 		rate      int
 		overFloor float64
+		denoised  bool
 		want      bool
 	}{
-		{8000, 37, true},  // the 35 dB line
-		{8000, 24, true},  // the 20 dB line, which noise removal decodes
-		{8000, 75, false}, // clean synthesis: digital silence between words
-		{16000, 37, false},
-		{44100, 37, false},
+		{8000, 37, false, true},  // the 35 dB line
+		{8000, 24, true, false},  // the 20 dB line: noise removal's
+		{8000, 37, true, false},  // Config.NoiseRemoval on every channel
+		{8000, 75, false, false}, // clean synthesis: digital silence between words
+		{16000, 37, false, false},
+		{44100, 37, false, false},
 	} {
-		if got := spreadsEnergy(c.rate, c.overFloor, below); got != c.want {
-			t.Errorf("%d Hz, %.0f dB over the floor: %v, want %v", c.rate, c.overFloor, got, c.want)
+		if got := spreadsEnergy(c.rate, c.overFloor, below, c.denoised); got != c.want {
+			t.Errorf("%d Hz, %.0f dB over the floor, denoised %v: %v, want %v", c.rate, c.overFloor, c.denoised, got, c.want)
 		}
 	}
 	for _, c := range []struct {
@@ -126,7 +128,7 @@ func TestEnergySpreadGate(t *testing.T) {
 			t.Errorf("%+v: %v, want %v", c.cfg, got, c.want)
 		}
 	}
-	if spreadsEnergy(8000, 5, 0) {
+	if spreadsEnergy(8000, 5, 0, false) {
 		t.Error("a gate at 0 dB scaled a channel")
 	}
 }

@@ -356,7 +356,7 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 	denoise := denoises(in.speechOverFloor, noiseRemovalBelow(t.cfg))
 	// denoised: this channel's front end removes noise, by the gate or on every channel.
 	denoised := denoise || t.cfg.NoiseRemoval
-	spread := spreadsEnergy(rate, in.speechOverFloor, energySpreadBelow(t.cfg))
+	spread := spreadsEnergy(rate, in.speechOverFloor, energySpreadBelow(t.cfg), denoised)
 	noise := []any{"speech_over_floor_db", math.Round(in.speechOverFloor*10) / 10, "noise_removal", denoised, "energy_spread", spread}
 	if t.mapsNarrowband(rate) {
 		t.log.Debug("sphinx narrowband channel", append([]any{"channel", ch, "median_pitch_hz", int(in.pitch), "map_weight", weight, "voice_band", in.band}, noise...)...)
