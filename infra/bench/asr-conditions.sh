@@ -47,7 +47,7 @@ dev)
 test)
 	DIALOGUES=$(ls testdata/dialogues/*.txt | sort)
 	ESPEAK_AGENT=espeak:en-us+steph ESPEAK_USER=espeak:en-us+m7
-	DEFAULT="tuned/clean tuned/line tuned/alaw tuned/gsm-noise20 tuned/noise10 tuned/clipped flite/line espeak/clean espeak/line librivox/clean librivox/line"
+	DEFAULT="tuned/clean tuned/line tuned/alaw tuned/gsm-noise20 tuned/noise10 tuned/clipped flite/clean flite/line espeak/clean espeak/line librivox/clean librivox/line"
 	;;
 *)
 	echo "ASR_SPLIT must be dev or test" >&2
