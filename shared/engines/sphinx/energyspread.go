@@ -32,8 +32,10 @@ import "math"
 // the figure real speech shows. c0 alone: drawing c1-c12 the same way
 // towards the model's spread in each (12.0-18.3; a line's c11-c12 read
 // 8.7-10.3) left the tuned line at 170 errors and cost the formant line 24
-// (340 -> 364) on dev. The figures and the rest of the levers are in
-// infra/bench/README.md.
+// (340 -> 364) on dev. And about the mean, both sides: drawing down only
+// the frames below it, or up only those above, read worse than no stretch
+// (the dev line 183 errors either way, against 180). The figures and the
+// rest of the levers are in infra/bench/README.md.
 //
 // Only channels with a noise floor get it: speech less than
 // DefaultEnergySpreadBelowDB over its floor (regions.go), and not so little
