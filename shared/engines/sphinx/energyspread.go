@@ -70,14 +70,7 @@ const (
 // energySpreadBelow is the speech-over-floor level (dB) under which a
 // telephone-band channel's c0 spread is scaled, or 0 when no channel's is.
 func energySpreadBelow(cfg Config) float64 {
-	switch {
-	case cfg.EnergySpreadBelowDB < 0:
-		return 0
-	case cfg.EnergySpreadBelowDB == 0:
-		return DefaultEnergySpreadBelowDB
-	default:
-		return cfg.EnergySpreadBelowDB
-	}
+	return levelGate(cfg.EnergySpreadBelowDB, DefaultEnergySpreadBelowDB)
 }
 
 // spreadsEnergy says whether a channel at rate whose speech lies

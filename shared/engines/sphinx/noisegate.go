@@ -32,13 +32,23 @@ const DefaultNoiseRemovalBelowDB = 30
 // is decoded with noise removal, or 0 when no channel is: with
 // Config.NoiseRemoval every channel already is.
 func noiseRemovalBelow(cfg Config) float64 {
-	switch {
-	case cfg.NoiseRemoval || cfg.NoiseRemovalBelowDB < 0:
+	if cfg.NoiseRemoval {
 		return 0
-	case cfg.NoiseRemovalBelowDB == 0:
-		return DefaultNoiseRemovalBelowDB
+	}
+	return levelGate(cfg.NoiseRemovalBelowDB, DefaultNoiseRemovalBelowDB)
+}
+
+// levelGate resolves a speech-over-floor gate (dB) as the config states it:
+// 0 is the gate's default, a negative value turns it off (0 dB, which no
+// channel is under), anything else is the level itself.
+func levelGate(db, def float64) float64 {
+	switch {
+	case db < 0:
+		return 0
+	case db == 0:
+		return def
 	default:
-		return cfg.NoiseRemovalBelowDB
+		return db
 	}
 }
 
