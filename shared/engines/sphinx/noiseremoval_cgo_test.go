@@ -157,6 +157,30 @@ func channelLines(t *testing.T, logs *bytes.Buffer) map[int]channelNoise {
 	return out
 }
 
+// transcribeLogged decodes audio (a WAV) with a one-decoder transcriber of
+// cfg that logs its debug lines, and returns each channel's "sphinx
+// narrowband channel" line (channelLines) and each speaker's text.
+func transcribeLogged(t *testing.T, cfg Config, audio []byte) (map[int]channelNoise, map[int]string) {
+	t.Helper()
+	logs := new(bytes.Buffer)
+	cfg.Decoders = 1
+	cfg.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	tr, err := NewTranscriber(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	res, err := tr.Transcribe(context.Background(), callscribe.TranscriptionRequest{Audio: audio})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := map[int]string{}
+	for _, s := range res.Transcript {
+		text[s.SpeakerID] = strings.TrimSpace(text[s.SpeakerID] + " " + s.Text)
+	}
+	return channelLines(t, logs), text
+}
+
 // noiseRMSBelow is the RMS of a noise snrDB below speech's power.
 func noiseRMSBelow(speech []int16, snrDB float64) float64 {
 	var power float64
@@ -192,31 +216,8 @@ func TestOnlyNoisyChannelsAreDecodedWithNoiseRemoval(t *testing.T) {
 	clean, noisy := cleanAndNoisyTrack(t, rate, 18, 9)
 	audio := wavOf(t, rate, clean, noisy)
 
-	logs := new(bytes.Buffer)
-	gated, err := NewTranscriber(Config{Decoders: 1, Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer gated.Close()
-	everywhere, err := NewTranscriber(Config{Decoders: 1, NoiseRemoval: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer everywhere.Close()
-
-	byChannel := func(tr *Transcriber) map[int]string {
-		res, err := tr.Transcribe(context.Background(), callscribe.TranscriptionRequest{Audio: audio})
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := map[int]string{}
-		for _, s := range res.Transcript {
-			out[s.SpeakerID] = strings.TrimSpace(out[s.SpeakerID] + " " + s.Text)
-		}
-		return out
-	}
-	got, want := byChannel(gated), byChannel(everywhere)
-	lines := channelLines(t, logs)
+	lines, got := transcribeLogged(t, Config{}, audio)
+	_, want := transcribeLogged(t, Config{NoiseRemoval: true}, audio)
 	// The energy spread's gate (energyspread.go) reads the same figure.
 	if c := lines[0]; c.NoiseRemoval || c.EnergySpread || c.SpeechOverFloor < DefaultEnergySpreadBelowDB {
 		t.Errorf("clean channel: %+v, want its speech well above the floor, no noise removal and no energy spread", c)
