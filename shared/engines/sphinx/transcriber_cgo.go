@@ -435,6 +435,7 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 		}
 	}
 	var buf []int16
+	dim := d.cepDim()
 	for i, g := range regions {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
@@ -448,7 +449,7 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 		if err != nil {
 			return nil, nil, err
 		}
-		cep = t.decodedFeatures(cep, weight, spread, d.cepDim())
+		cep = t.decodedFeatures(cep, weight, spread, dim)
 		if passes[i].words, err = d.decodeCepstra(cep); err != nil {
 			return nil, nil, err
 		}
@@ -460,7 +461,7 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 			if err != nil {
 				return nil, nil, err
 			}
-			warped[k][i] = regionPass{cep: t.decodedFeatures(wcep, weight, spread, d.cepDim()), words: passes[i].words}
+			warped[k][i] = regionPass{cep: t.decodedFeatures(wcep, weight, spread, dim), words: passes[i].words}
 		}
 	}
 	if adapt {
