@@ -15,7 +15,9 @@
 #   lines       infra/bench/internal/telephone (go run ./infra/bench/cmd/linesim -list):
 #               clean, band, mulaw, alaw, gsm, line (band + mu-law + pink
 #               noise 35 dB below the speech), noise30/20/10, quiet, clipped,
-#               alaw-noise20, gsm-noise20
+#               alaw-noise20, gsm-noise20, echo and echo15 (the line, with each
+#               leg's speech leaking into the other 20 dB down and 40 ms late,
+#               or 15 dB down and 24 ms late)
 #
 # Splits. dev: calls 1-12 of the labelled set (testdata/insights/callNN.txt,
 # the dev calls the engine's other choices were made on). test: the 22
@@ -42,12 +44,12 @@ case $SPLIT in
 dev)
 	DIALOGUES=$(ls testdata/insights/call[0-9][0-9].txt | sort | head -n 12)
 	ESPEAK_AGENT=espeak:en-us+f5 ESPEAK_USER=espeak:en-us
-	DEFAULT="tuned/clean tuned/line tuned/mulaw tuned/gsm tuned/noise20 tuned/noise10 tuned/quiet tuned/clipped flite/clean espeak/clean espeak/line librivox/mulaw"
+	DEFAULT="tuned/clean tuned/line tuned/mulaw tuned/gsm tuned/noise20 tuned/noise10 tuned/quiet tuned/clipped tuned/echo flite/clean espeak/clean espeak/line librivox/mulaw"
 	;;
 test)
 	DIALOGUES=$(ls testdata/dialogues/*.txt | sort)
 	ESPEAK_AGENT=espeak:en-us+steph ESPEAK_USER=espeak:en-us+m7
-	DEFAULT="tuned/clean tuned/line tuned/alaw tuned/gsm-noise20 tuned/noise10 tuned/clipped flite/clean flite/line espeak/clean espeak/line librivox/clean librivox/line"
+	DEFAULT="tuned/clean tuned/line tuned/alaw tuned/gsm-noise20 tuned/noise10 tuned/clipped tuned/echo15 flite/clean flite/line espeak/clean espeak/line librivox/clean librivox/line"
 	;;
 *)
 	echo "ASR_SPLIT must be dev or test" >&2

@@ -10,7 +10,8 @@
 // The input is a mono or stereo 16-bit WAV at 8 kHz or more; it is resampled
 // to 8 kHz by sox first when it is wider, since a telephone line carries 8 kHz
 // audio. Each channel gets noise of its own (seeded from -seed and the
-// channel), so the output is the same on every run.
+// channel), so the output is the same on every run; the echo conditions lay
+// each channel's speech into the other.
 package main
 
 import (
@@ -65,11 +66,9 @@ func run(name, in, out string, seed uint64) error {
 			return err
 		}
 	}
-	channels := make([][]int16, len(a.Channels))
-	for i, ch := range a.Channels {
-		if channels[i], err = cond.Apply(ch, seed*16+uint64(i)); err != nil {
-			return err
-		}
+	channels, err := cond.ApplyCall(a.Channels, seed)
+	if err != nil {
+		return err
 	}
 	tmp := out + ".tmp"
 	if err := os.WriteFile(tmp, decode.EncodeWAV(telephone.Rate, channels...), 0o644); err != nil {

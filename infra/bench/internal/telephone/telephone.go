@@ -7,8 +7,11 @@
 // Every step is deterministic: the noise comes from a seeded generator, so a
 // condition gives the same audio on every machine and the bench's figures can
 // be compared across commits. Audio is 8 kHz, 16-bit; each channel of a call
-// is treated alone, as a two-channel call recorder receives each leg of the
-// call over its own line.
+// passes its own line, as a two-channel call recorder receives each leg of the
+// call over its own line. The one thing that crosses between the legs is echo:
+// a hybrid or a handset that leaks lets the other talker's speech into a leg,
+// fainter and late, and a per-channel recogniser hears it as speech of its
+// own (Condition.EchoLossDB).
 package telephone
 
 import (
@@ -43,6 +46,11 @@ type Condition struct {
 	Band bool
 	// Codec is "", "mulaw", "alaw" or "gsm".
 	Codec string
+	// EchoLossDB (0: none) lays the other leg's speech into each leg of a
+	// two-channel call this many dB below its own level (the echo return
+	// loss), EchoDelayMS late, before the leg's own line (ApplyCall).
+	EchoLossDB  float64
+	EchoDelayMS float64
 }
 
 // Conditions are the simulated lines the bench knows, by name. "line" is the
@@ -62,6 +70,8 @@ var Conditions = []Condition{
 	{Name: "clipped", Doc: "speech 12 dB hotter, clipped at full scale, voice band, mu-law", GainDB: 12, Band: true, Codec: "mulaw"},
 	{Name: "alaw-noise20", Doc: "voice band, A-law, pink noise at 20 dB SNR", Band: true, Codec: "alaw", SNRDB: 20},
 	{Name: "gsm-noise20", Doc: "voice band, GSM 06.10, pink noise at 20 dB SNR", Band: true, Codec: "gsm", SNRDB: 20},
+	{Name: "echo", Doc: "line, with the other leg's speech 20 dB down and 40 ms late in each leg", Band: true, Codec: "mulaw", SNRDB: 35, EchoLossDB: 20, EchoDelayMS: 40},
+	{Name: "echo15", Doc: "line, with the other leg's speech 15 dB down and 24 ms late in each leg", Band: true, Codec: "mulaw", SNRDB: 35, EchoLossDB: 15, EchoDelayMS: 24},
 }
 
 // Lookup returns the named condition.
@@ -78,7 +88,45 @@ func Lookup(name string) (Condition, error) {
 	return Condition{}, fmt.Errorf("unknown line condition %q (known: %s)", name, strings.Join(names, ", "))
 }
 
-// Apply runs the condition over one channel of 8 kHz audio. seed makes the
+// ApplyCall runs the condition over every channel of a call: each leg takes
+// the other's echo first (two-channel calls only), then its own line. seed
+// makes each channel's noise its own (seed*16 + the channel).
+func (c Condition) ApplyCall(channels [][]int16, seed uint64) ([][]int16, error) {
+	legs := channels
+	if c.EchoLossDB > 0 && len(channels) == 2 {
+		legs = [][]int16{
+			WithEcho(channels[0], channels[1], c.EchoLossDB, c.EchoDelayMS),
+			WithEcho(channels[1], channels[0], c.EchoLossDB, c.EchoDelayMS),
+		}
+	}
+	out := make([][]int16, len(legs))
+	for i, leg := range legs {
+		var err error
+		if out[i], err = c.Apply(leg, seed*16+uint64(i)); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// WithEcho returns near with far laid into it lossDB below far's own level
+// and delayMS late (8 kHz audio); near keeps its length.
+func WithEcho(near, far []int16, lossDB, delayMS float64) []int16 {
+	g := math.Pow(10, -lossDB/20)
+	delay := int(math.Round(delayMS * Rate / 1000))
+	out := make([]int16, len(near))
+	for i, v := range near {
+		x := float64(v)
+		if j := i - delay; j >= 0 && j < len(far) {
+			x += g * float64(far[j])
+		}
+		out[i] = saturate(x)
+	}
+	return out
+}
+
+// Apply runs the condition over one channel of 8 kHz audio (without echo,
+// which needs the call's other channel: ApplyCall). seed makes the
 // noise of each channel its own and repeatable.
 func (c Condition) Apply(pcm []int16, seed uint64) ([]int16, error) {
 	x := make([]float64, len(pcm))

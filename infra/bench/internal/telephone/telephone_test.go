@@ -175,3 +175,43 @@ func TestConditionsRun(t *testing.T) {
 		t.Error("Lookup of an unknown condition succeeded")
 	}
 }
+
+func TestEchoCarriesTheOtherLegLateAndFaint(t *testing.T) {
+	// Agent talks in the first second, User in the second: each leg's echo
+	// is the other's tone, 20 dB down and 40 ms late.
+	agent := make([]int16, 2*Rate)
+	user := make([]int16, 2*Rate)
+	for i := 0; i < Rate; i++ {
+		agent[i] = int16(8000 * math.Sin(2*math.Pi*500*float64(i)/Rate))
+		user[Rate+i] = int16(8000 * math.Sin(2*math.Pi*900*float64(i)/Rate))
+	}
+	c := Condition{EchoLossDB: 20, EchoDelayMS: 40}
+	out, err := c.ApplyCall([][]int16{agent, user}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	delay := 40 * Rate / 1000
+	level := func(x []int16) float64 {
+		f := make([]float64, len(x))
+		for i, v := range x {
+			f[i] = float64(v)
+		}
+		return 10 * math.Log10(math.Pow(rms(f), 2))
+	}
+	// User's leg, while only the Agent talks: the Agent's tone 20 dB down.
+	if got := level(agent[Rate/2:Rate-delay]) - level(out[1][Rate/2+delay:Rate]); math.Abs(got-20) > 0.3 {
+		t.Errorf("the echo in User's leg lies %.2f dB below the Agent, want 20", got)
+	}
+	if out[1][delay-1] != 0 || out[1][delay+Rate/400] == 0 {
+		t.Errorf("the echo does not start %d samples late", delay)
+	}
+	// The Agent's own leg carries User's echo after the first second.
+	if got := level(user[Rate+Rate/2:]) - level(out[0][Rate+Rate/2+delay:]); math.Abs(got-20) > 0.3 {
+		t.Errorf("the echo in the Agent's leg lies %.2f dB below User, want 20", got)
+	}
+	// A mono recording has no other leg: the condition leaves it alone.
+	mono, err := c.ApplyCall([][]int16{agent}, 1)
+	if err != nil || len(mono) != 1 || mono[0][Rate+delay+10] != 0 {
+		t.Errorf("mono recording: %v, %d channels", err, len(mono))
+	}
+}
