@@ -124,6 +124,10 @@ type Config struct {
 	// posterior itself, as the bench that fits the map needs.
 	ConfidenceMap                *ConfidenceMap
 	DisableConfidenceCalibration bool
+	// KeepEcho leaves each channel of a two-channel call with whatever echo
+	// of the other it carries; otherwise the stretches of its regions that
+	// are the other channel's echo are dropped (echo.go).
+	KeepEcho bool
 	// ExtraArgs are appended to the decoder's arguments (tuning, benches).
 	ExtraArgs []string
 	Logger    *slog.Logger

@@ -6,7 +6,13 @@
 // its own utterance, which keeps word times exact; decoding a long file as one
 // utterance drifts by seconds. The detector's regions are refined by level
 // against the channel's own noise floor (regions.go), because on a noisy line
-// it stops telling the floor from speech. A high-voiced channel whose speech
+// it stops telling the floor from speech. In a two-channel call each leg's
+// echo of the other (a hybrid or a handset that leaks the other party into
+// it, fainter and late) is then taken out of its regions (echo.go): the
+// detector takes an echo over the line's floor for speech, and the other
+// party's words would come out again on this speaker's channel. The echo
+// path is estimated from the two legs' frame levels alone, and a leg with
+// none keeps its regions as they were. A high-voiced channel whose speech
 // came through a telephone line's voice band is band-passed to 300-3400 Hz
 // before its features are taken (voiceband.go, lowband.go): the line's noise
 // outside the band would otherwise reach the narrowband map, which amplifies

@@ -84,7 +84,7 @@ func refineRegions(blocks []float64, regions []region) []region {
 	if !ok {
 		return regions
 	}
-	threshold := floor + min(max(refineShare*(level-floor), refineMinRise), refineMaxRise)
+	threshold := speechThreshold(floor, level)
 
 	var out []region
 	for _, g := range regions {
@@ -111,6 +111,12 @@ func refineRegions(blocks []float64, regions []region) []region {
 		}
 	}
 	return splitLong(db, out)
+}
+
+// speechThreshold is the level (dB) a frame of a channel with this floor and
+// speech level must reach to count as speech.
+func speechThreshold(floor, level float64) float64 {
+	return floor + min(max(refineShare*(level-floor), refineMinRise), refineMaxRise)
 }
 
 // floorAndLevel returns a channel's noise floor (a low percentile of all its
@@ -159,14 +165,21 @@ func appendRegion(rs []region, g region) []region {
 // above threshold, joined across quiet gaps shorter than refineMinGap, without
 // those shorter than refineMinRun.
 func loudRuns(db []float64, first, last int, threshold float64) [][2]int {
+	return runsWhere(first, last, func(i int) bool { return db[i] > threshold })
+}
+
+// runsWhere returns the stretches [from, to] (frames, inclusive) of
+// first..last where on holds, joined across gaps shorter than refineMinGap,
+// without those shorter than refineMinRun: speech as the detector marks it.
+func runsWhere(first, last int, on func(int) bool) [][2]int {
 	var runs [][2]int
 	start := -1
 	for i := first; i <= last+1; i++ {
-		loud := i <= last && db[i] > threshold
+		o := i <= last && on(i)
 		switch {
-		case loud && start < 0:
+		case o && start < 0:
 			start = i
-		case !loud && start >= 0:
+		case !o && start >= 0:
 			if n := len(runs); n > 0 && start-runs[n-1][1]-1 < refineMinGap {
 				runs[n-1][1] = i - 1
 			} else {

@@ -5,11 +5,12 @@ package sphinx
 // findRegions runs the front end's VAD over the whole (resampled) channel in
 // frame-shift blocks and returns the speech regions it marks, refined by level
 // (regions.go), and how far the speech lies above the channel's noise floor
-// (speechOverFloor, dB).
-func findRegions(r *resampler, threshold float64) ([]region, float64, error) {
+// (speechOverFloor, dB), with the channel's frame levels (frameLevels), which
+// the echo between two channels is measured on (echo.go).
+func findRegions(r *resampler, threshold float64) ([]region, float64, []float64, error) {
 	v, err := newVAD(threshold)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	defer v.close()
 	var (
@@ -37,7 +38,7 @@ func findRegions(r *resampler, threshold float64) ([]region, float64, error) {
 			block := buf[off:min(off+frameShift, n)]
 			speech, err := v.feed(block)
 			if err != nil {
-				return nil, 0, err
+				return nil, 0, nil, err
 			}
 			fed += len(block)
 			if fed < size {
@@ -58,5 +59,5 @@ func findRegions(r *resampler, threshold float64) ([]region, float64, error) {
 		closeRegion(frame)
 	}
 	regions = refineRegions(blocks, regions)
-	return regions, speechOverFloor(blocks, regions), nil
+	return regions, speechOverFloor(blocks, regions), frameLevels(blocks), nil
 }

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -290,15 +291,31 @@ func (t *Transcriber) Transcribe(ctx context.Context, req callscribe.Transcripti
 	// the reference lets the collector free them while the channels decode
 	// (the pipeline holds no other once it has called Transcribe).
 	req.Audio = nil
-	segs := make([][]callscribe.Segment, len(audio.Channels))
-	reports := make([]*callscribe.KeytermsReport, len(audio.Channels))
-	errs := make([]error, len(audio.Channels))
+	n := len(audio.Channels)
+	speech := make([]channelSpeech, n)
+	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for ch := range audio.Channels {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			segs[ch], reports[ch], errs[ch] = t.channel(ctx, audio.Channels[ch], audio.SampleRate, ch, req.Keyterms)
+			speech[ch], errs[ch] = t.findSpeech(audio.Channels[ch], audio.SampleRate)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	if n == 2 && !t.cfg.KeepEcho {
+		t.removeEchoes(speech)
+	}
+	segs := make([][]callscribe.Segment, n)
+	reports := make([]*callscribe.KeytermsReport, n)
+	for ch := range audio.Channels {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			segs[ch], reports[ch], errs[ch] = t.channel(ctx, audio.Channels[ch], audio.SampleRate, ch, speech[ch], req.Keyterms)
 		}()
 	}
 	wg.Wait()
@@ -343,12 +360,9 @@ func (t *Transcriber) decodesVoiceBand(samples []int16, rate int, regions []regi
 // channel recognises one channel: VAD regions, then one utterance per region on
 // a pooled decoder, with the job's keyterms boosted (keyterms.go) when it has
 // any; the report says what became of them.
-func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int, keyterms []string) (_ []callscribe.Segment, _ *callscribe.KeytermsReport, err error) {
+func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int, speech channelSpeech, keyterms []string) (_ []callscribe.Segment, _ *callscribe.KeytermsReport, err error) {
 	// Worked out before taking a decoder from the pool, which it does not need.
-	in, err := t.telephoneInput(samples, rate)
-	if err != nil {
-		return nil, nil, err
-	}
+	in := t.telephoneInputOf(samples, rate, speech)
 	regions, weight := in.regions, in.weight
 	if len(regions) == 0 {
 		return nil, nil, nil
@@ -770,20 +784,100 @@ func (t *Transcriber) mapsNarrowband(rate int) bool {
 // adaptation trainer's DecodedCepstra both read their channels through it, so
 // the trainer fits on what the engine decodes.
 func (t *Transcriber) telephoneInput(samples []int16, rate int) (channelInput, error) {
-	in := channelInput{samples: samples}
-	r := newResampler(samples, rate)
-	regions, snr, err := findRegions(r, t.cfg.VADThreshold)
-	in.regions, in.speechOverFloor = regions, snr
-	if err != nil || !t.mapsNarrowband(rate) {
-		return in, err
+	speech, err := t.findSpeech(samples, rate)
+	if err != nil {
+		return channelInput{}, err
 	}
+	return t.telephoneInputOf(samples, rate, speech), nil
+}
+
+// channelSpeech is what the voice activity detector found in a channel: its
+// speech regions (16 kHz samples), how far (dB) the speech lies above the
+// channel's floor (regions.go) and its frame levels (frameLevels).
+type channelSpeech struct {
+	regions         []region
+	speechOverFloor float64
+	levels          []float64
+}
+
+// findSpeech runs the detector over one channel.
+func (t *Transcriber) findSpeech(samples []int16, rate int) (channelSpeech, error) {
+	regions, snr, levels, err := findRegions(newResampler(samples, rate), t.cfg.VADThreshold)
+	return channelSpeech{regions: regions, speechOverFloor: snr, levels: levels}, err
+}
+
+// EchoReport is what the engine found of one leg's echo of the other in a
+// two-channel call (echo.go).
+type EchoReport struct {
+	Channel, OfChannel int
+	DelayMS            int
+	LossDB             float64
+	// SpreadShare is how far the two legs' level difference strays at that
+	// delay, as a share of the far leg's own level's spread (near 0: echo).
+	SpreadShare float64
+	// EchoFrames of the leg's RegionFrames of speech (10 ms frames, as the
+	// detector found them) were echo and are not decoded.
+	EchoFrames, RegionFrames int
+}
+
+// removeEchoes takes each channel of a two-channel call's echo of the other
+// out of its regions (echo.go), measured on the regions as the detector
+// found them, and reports the legs it found echo in.
+func (t *Transcriber) removeEchoes(speech []channelSpeech) []EchoReport {
+	found := slices.Clone(speech)
+	var reports []EchoReport
+	for near, far := range []int{1, 0} {
+		p, ok := estimateEcho(found[near].levels, found[far].levels, found[far].regions)
+		if !ok {
+			continue
+		}
+		before := regionFrames(found[near].regions)
+		regions, removed := removeEcho(found[near].regions, found[near].levels, found[far].levels, found[far].regions, p)
+		speech[near].regions = regions
+		if floor, level, ok := floorAndLevel(speech[near].levels, regions); ok {
+			speech[near].speechOverFloor = level - floor
+		}
+		r := EchoReport{Channel: near, OfChannel: far, DelayMS: p.lag * 10, LossDB: math.Round(p.lossDB*10) / 10,
+			SpreadShare: math.Round(p.spreadShare*100) / 100, EchoFrames: removed, RegionFrames: before}
+		t.log.Debug("sphinx echo", "channel", r.Channel, "of_channel", r.OfChannel, "delay_ms", r.DelayMS,
+			"loss_db", r.LossDB, "spread_share", r.SpreadShare, "echo_frames", r.EchoFrames, "region_frames", r.RegionFrames)
+		reports = append(reports, r)
+	}
+	return reports
+}
+
+// Echoes finds speech in each channel of a two-channel call, as Transcribe
+// does, and reports the echo it would take out, without decoding (the bench
+// surveys its conditions with it); a call of any other channel count has none.
+func (t *Transcriber) Echoes(channels [][]int16, rate int) ([]EchoReport, error) {
+	if len(channels) != 2 {
+		return nil, nil
+	}
+	speech := make([]channelSpeech, 2)
+	for ch := range speech {
+		var err error
+		if speech[ch], err = t.findSpeech(channels[ch], rate); err != nil {
+			return nil, err
+		}
+	}
+	return t.removeEchoes(speech), nil
+}
+
+// telephoneInputOf is telephoneInput on speech already found.
+func (t *Transcriber) telephoneInputOf(samples []int16, rate int, speech channelSpeech) channelInput {
+	in := channelInput{samples: samples, regions: speech.regions, speechOverFloor: speech.speechOverFloor}
+	if !t.mapsNarrowband(rate) {
+		return in
+	}
+	r := newResampler(samples, rate)
+	regions := in.regions
 	in.pitch = medianPitch(r, regions)
 	in.weight = narrowbandMapWeight(in.pitch)
 	// The band-pass keeps timing, so the regions stand.
 	if in.band = t.decodesVoiceBand(samples, rate, regions, in.weight); in.band {
 		in.samples = voiceBand(samples, rate)
 	}
-	return in, nil
+	return in
 }
 
 // Cepstra returns the cepstra a decoder's front end computes for one channel of

@@ -37,3 +37,14 @@ func (*Transcriber) Close() {}
 func (*Transcriber) DecodedCepstra(context.Context, []int16, int) ([]float32, int, float64, error) {
 	return nil, 0, 0, ErrNoCgo
 }
+
+// EchoReport is what the cgo engine reports of a leg's echo; see its build.
+type EchoReport struct {
+	Channel, OfChannel       int
+	DelayMS                  int
+	LossDB, SpreadShare      float64
+	EchoFrames, RegionFrames int
+}
+
+// Echoes always fails; a Transcriber cannot be constructed without cgo.
+func (*Transcriber) Echoes([][]int16, int) ([]EchoReport, error) { return nil, ErrNoCgo }

@@ -86,6 +86,7 @@ func main() {
 	noiseRemovalBelow := flag.Float64("noise-removal-below", 0, "decode with noise suppression the channels whose speech lies less than this many dB above their noise floor (0 default, negative: none)")
 	energySpreadBelow := flag.Float64("energy-spread-below", 0, "stretch each region's c0 spread half way to real speech's, when narrower, on the 8 kHz channels whose speech lies less than this many dB above their noise floor (0 default, negative: none)")
 	extra := flag.String("args", "", "extra decoder arguments, space separated")
+	keepEcho := flag.Bool("keep-echo", false, "leave each channel's echo of the other in its regions")
 	mapFile := flag.String("narrowband-map", "", "feature map for 8 kHz audio (default: the built-in one)")
 	noMap := flag.Bool("no-narrowband-map", false, "decode 8 kHz audio without the narrowband feature map")
 	noVoiceBand := flag.Bool("no-voice-band", false, "decode the 8 kHz channels the narrowband map applies to without first band-passing to 300-3400 Hz those whose speech came through that band only")
@@ -158,6 +159,7 @@ func main() {
 	if *extra != "" {
 		cfg.ExtraArgs = strings.Fields(*extra)
 	}
+	cfg.KeepEcho = *keepEcho
 	if *wordsOut != "" {
 		// The records carry the decoder's own posterior, which the mapping is
 		// fitted to and applied to.

@@ -1,0 +1,181 @@
+//go:build cgo
+
+package sphinx
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/callscribe/callscribe/shared/callscribe"
+)
+
+// leakInto returns near with far laid into it lossDB down and delay samples
+// late, as a hybrid or a leaky handset lays the other talker into a leg.
+func leakInto(near, far []int16, lossDB float64, delay int) []int16 {
+	g := math.Pow(10, -lossDB/20)
+	out := make([]int16, len(near))
+	for i, v := range near {
+		x := float64(v)
+		if j := i - delay; j >= 0 && j < len(far) {
+			x += g * float64(far[j])
+		}
+		out[i] = int16(max(-32768, min(32767, math.Round(x))))
+	}
+	return out
+}
+
+type echoLine struct {
+	Channel    int     `json:"channel"`
+	OfChannel  int     `json:"of_channel"`
+	DelayMS    int     `json:"delay_ms"`
+	LossDB     float64 `json:"loss_db"`
+	EchoFrames int     `json:"echo_frames"`
+}
+
+// A two-channel call whose legs each carry the other talker 20 dB down and
+// 40 ms late: the engine finds that path on both legs and transcribes each
+// talker on their own channel only, where keeping the echo (KeepEcho) puts
+// the other talker's words on a channel too.
+func TestEchoOfTheOtherLegIsNotTranscribed(t *testing.T) {
+	needModel(t)
+	t.Parallel() // own one-decoder transcribers: another such test can use the other core
+	const rate = 8000
+	agentText := agentLine + " " + shortLine
+	agent := speak(t, "slt", agentText, rate)
+	user := speak(t, "rms", userLine+" "+userLine, rate)
+	sec := func(pcm []int16) float64 { return float64(len(pcm)) / rate }
+	userAt := 0.5 + sec(agent) + 0.8
+	length := userAt + sec(user) + 0.8
+	ownAgent := track(rate, length, clip{0.5, agent})
+	ownUser := track(rate, length, clip{userAt, user})
+	delay := 40 * rate / 1000
+	audio := wavOf(t, rate, leakInto(ownAgent, ownUser, 20, delay), leakInto(ownUser, ownAgent, 20, delay))
+	turns := [2][2]float64{{0.5, 0.5 + sec(agent)}, {userAt, userAt + sec(user)}}
+
+	decode := func(cfg Config) (*callscribe.TranscriptionResult, []echoLine) {
+		logs := new(bytes.Buffer)
+		cfg.Decoders = 1
+		cfg.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		tr, err := NewTranscriber(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tr.Close()
+		res, err := tr.Transcribe(context.Background(), callscribe.TranscriptionRequest{Audio: audio})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lines []echoLine
+		for _, l := range strings.Split(logs.String(), "\n") {
+			if strings.Contains(l, `"msg":"sphinx echo"`) {
+				var e echoLine
+				if err := json.Unmarshal([]byte(l), &e); err != nil {
+					t.Fatal(err)
+				}
+				lines = append(lines, e)
+			}
+		}
+		return res, lines
+	}
+	// strays returns the segments that lie in the other talker's turn.
+	strays := func(res *callscribe.TranscriptionResult) []callscribe.Segment {
+		var out []callscribe.Segment
+		for _, s := range res.Transcript {
+			other := turns[1-s.SpeakerID]
+			if s.TimeStart > other[0]-0.1 && s.TimeEnd < other[1]+0.3 {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+
+	res, lines := decode(Config{})
+	if len(lines) != 2 {
+		t.Fatalf("echo paths logged: %+v, want one per leg", lines)
+	}
+	for _, e := range lines {
+		if e.OfChannel != 1-e.Channel || e.DelayMS < 30 || e.DelayMS > 50 || math.Abs(e.LossDB-20) > 2 || e.EchoFrames < 100 {
+			t.Errorf("echo path %+v, want the other channel's, 40 ms late, 20 dB down, and its frames taken out", e)
+		}
+	}
+	if s := strays(res); len(s) > 0 {
+		t.Errorf("segments in the other talker's turn: %+v", s)
+	}
+	text := map[int]string{}
+	for _, s := range res.Transcript {
+		text[s.SpeakerID] = strings.TrimSpace(text[s.SpeakerID] + " " + s.Text)
+	}
+	if w := wer(agentText, text[0]); w > 0.3 {
+		t.Errorf("agent WER %.0f%%: %q", 100*w, text[0])
+	}
+	if w := wer(userLine+" "+userLine, text[1]); w > 0.3 {
+		t.Errorf("user WER %.0f%%: %q", 100*w, text[1])
+	}
+
+	kept, lines := decode(Config{KeepEcho: true})
+	if len(lines) != 0 {
+		t.Errorf("KeepEcho: echo paths logged: %+v", lines)
+	}
+	if len(strays(kept)) == 0 {
+		t.Errorf("KeepEcho: no segment in the other talker's turn, so this call tests nothing: %+v", kept.Transcript)
+	}
+}
+
+// highPassedEcho returns near with far laid into it as a hybrid returns it:
+// high-passed (one pole, about 270 Hz at 8 kHz), lossDB down and delay
+// samples late.
+func highPassedEcho(near, far []int16, lossDB float64, delay int) []int16 {
+	hp := make([]int16, len(far))
+	var in, out float64
+	for i, v := range far {
+		out = 0.79 * (out + float64(v) - in)
+		in = float64(v)
+		hp[i] = int16(max(-32768, min(32767, math.Round(out))))
+	}
+	return leakInto(near, hp, lossDB, delay)
+}
+
+// The echo path is found on both legs whatever the delay (one frame to
+// 150 ms), when the hybrid also filters the echo (its loss then reads a
+// few dB over the gain, which the high-pass adds to), and on no leg of the
+// same call without echo; Echoes decodes nothing.
+func TestEchoPathsThroughAHighPassedHybrid(t *testing.T) {
+	needModel(t)
+	const rate = 8000
+	agent := speak(t, "slt", agentLine+" "+shortLine, rate)
+	user := speak(t, "rms", userLine+" "+userLine, rate)
+	sec := func(pcm []int16) float64 { return float64(len(pcm)) / rate }
+	userAt := 0.5 + sec(agent) + 0.8
+	length := userAt + sec(user) + 0.8
+	ownAgent := track(rate, length, clip{0.5, agent})
+	ownUser := track(rate, length, clip{userAt, user})
+	tr := &Transcriber{cfg: Config{}, log: slog.New(slog.DiscardHandler)}
+
+	if reports, err := tr.Echoes([][]int16{ownAgent, ownUser}, rate); err != nil || len(reports) != 0 {
+		t.Errorf("the call without echo: %+v, %v", reports, err)
+	}
+	for _, c := range []struct {
+		lossDB  float64
+		delayMS int
+	}{{20, 40}, {12, 10}, {25, 150}} {
+		d := c.delayMS * rate / 1000
+		reports, err := tr.Echoes([][]int16{highPassedEcho(ownAgent, ownUser, c.lossDB, d), highPassedEcho(ownUser, ownAgent, c.lossDB, d)}, rate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(reports) != 2 {
+			t.Errorf("echo %v dB down, %d ms late: %+v, want a path on each leg", c.lossDB, c.delayMS, reports)
+			continue
+		}
+		for _, r := range reports {
+			if r.DelayMS < c.delayMS-10 || r.DelayMS > c.delayMS+10 || r.LossDB < c.lossDB || r.LossDB > c.lossDB+8 {
+				t.Errorf("echo %v dB down, %d ms late: estimated %+v", c.lossDB, c.delayMS, r)
+			}
+		}
+	}
+}
