@@ -39,7 +39,8 @@ func defaultTranscriber(cfg *config.Config, set string) {
 // embedded speech engine, and points cfg at it. The returned stop cancels
 // running jobs: the emulation's state is in memory and gone at exit anyway.
 func startTranscribe(servers *awstest.Servers, cfg *config.Config, logger *slog.Logger) (stop func(), err error) {
-	engine, err := sphinx.NewTranscriber(sphinx.Config{Decoders: cfg.Workers, AgentChannel: cfg.AgentChannel, SpeakerAdaptation: cfg.SpeakerAdaptation})
+	engine, err := sphinx.NewTranscriber(sphinx.Config{Decoders: cfg.Workers, AgentChannel: cfg.AgentChannel, SpeakerAdaptation: cfg.SpeakerAdaptation,
+		KeepEcho: !cfg.EchoRemoval})
 	if err != nil {
 		return nil, fmt.Errorf("the local Amazon Transcribe needs the embedded speech engine (make deps-speech and a cgo build), or set TRANSCRIBER=openai: %w", err)
 	}

@@ -43,6 +43,9 @@ type Config struct {
 	// SpeakerAdaptation: the embedded engine adapts to each telephone
 	// channel's speaker in a second pass (SPEAKER_ADAPTATION: on | off).
 	SpeakerAdaptation bool
+	// EchoRemoval: the embedded engine takes each leg's echo of the other
+	// out of a two-channel call before decoding (ECHO_REMOVAL: on | off).
+	EchoRemoval bool
 
 	OpenAIBaseURL         string        // OPENAI_BASE_URL
 	OpenAIAPIKey          string        // OPENAI_API_KEY
@@ -123,6 +126,7 @@ func ConfigFromEnv() (Config, error) {
 		Tagger:                e.str("TAGGER", "builtin"),
 		AgentChannel:          e.integer("AGENT_CHANNEL", 0, 0, 1),
 		SpeakerAdaptation:     e.onOff("SPEAKER_ADAPTATION", true),
+		EchoRemoval:           e.onOff("ECHO_REMOVAL", true),
 		OpenAIBaseURL:         e.str("OPENAI_BASE_URL", "https://api.openai.com/v1"),
 		OpenAIAPIKey:          os.Getenv("OPENAI_API_KEY"),
 		OpenAITranscribeModel: e.str("OPENAI_TRANSCRIBE_MODEL", "whisper-1"),

@@ -5,25 +5,31 @@ import (
 	"testing"
 )
 
-// SPEAKER_ADAPTATION is on unless switched off, and anything but on or off
-// is a configuration error that names the variable.
-func TestSpeakerAdaptationSetting(t *testing.T) {
-	for _, c := range []struct {
-		value string
-		want  bool
-	}{{"", true}, {"on", true}, {"OFF", false}, {" off ", false}} {
-		t.Setenv("SPEAKER_ADAPTATION", c.value)
-		cfg, err := ConfigFromEnv()
-		if err != nil {
-			t.Fatalf("%q: %v", c.value, err)
+// SPEAKER_ADAPTATION and ECHO_REMOVAL are on unless switched off, and
+// anything but on or off is a configuration error that names the variable.
+func TestOnOffSettings(t *testing.T) {
+	for name, get := range map[string]func(Config) bool{
+		"SPEAKER_ADAPTATION": func(c Config) bool { return c.SpeakerAdaptation },
+		"ECHO_REMOVAL":       func(c Config) bool { return c.EchoRemoval },
+	} {
+		for _, c := range []struct {
+			value string
+			want  bool
+		}{{"", true}, {"on", true}, {"OFF", false}, {" off ", false}} {
+			t.Setenv(name, c.value)
+			cfg, err := ConfigFromEnv()
+			if err != nil {
+				t.Fatalf("%s=%q: %v", name, c.value, err)
+			}
+			if get(cfg) != c.want {
+				t.Errorf("%s=%q: %v, want %v", name, c.value, get(cfg), c.want)
+			}
 		}
-		if cfg.SpeakerAdaptation != c.want {
-			t.Errorf("%q: SpeakerAdaptation = %v, want %v", c.value, cfg.SpeakerAdaptation, c.want)
+		t.Setenv(name, "yes")
+		if _, err := ConfigFromEnv(); err == nil || !strings.Contains(err.Error(), name+" must be on or off") {
+			t.Errorf("%s=yes: error %v", name, err)
 		}
-	}
-	t.Setenv("SPEAKER_ADAPTATION", "yes")
-	if _, err := ConfigFromEnv(); err == nil || !strings.Contains(err.Error(), "SPEAKER_ADAPTATION must be on or off") {
-		t.Errorf("SPEAKER_ADAPTATION=yes: error %v", err)
+		t.Setenv(name, "")
 	}
 }
 
