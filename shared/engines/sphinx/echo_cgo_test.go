@@ -3,8 +3,6 @@
 package sphinx
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"log/slog"
 	"math"
@@ -29,6 +27,43 @@ func leakInto(near, far []int16, lossDB float64, delay int) []int16 {
 	return out
 }
 
+// highPassedEcho returns near with far laid into it as a hybrid returns it:
+// high-passed (one pole, about 270 Hz at 8 kHz), lossDB down and delay
+// samples late.
+func highPassedEcho(near, far []int16, lossDB float64, delay int) []int16 {
+	hp := make([]int16, len(far))
+	var in, out float64
+	for i, v := range far {
+		out = 0.79 * (out + float64(v) - in)
+		in = float64(v)
+		hp[i] = int16(max(-32768, min(32767, math.Round(out))))
+	}
+	return leakInto(near, hp, lossDB, delay)
+}
+
+// echoTestCall is an 8 kHz call of two turns, each talker on a track of
+// their own: the Agent's two sentences, then the User's (a sentence said
+// twice), with each turn's span in seconds.
+type echoTestCall struct {
+	agent, user         []int16
+	agentText, userText string
+	agentTurn, userTurn [2]float64
+}
+
+func newEchoTestCall(t *testing.T) echoTestCall {
+	t.Helper()
+	const rate = 8000
+	c := echoTestCall{agentText: agentLine + " " + shortLine, userText: userLine + " " + userLine}
+	agent, user := speak(t, "slt", c.agentText, rate), speak(t, "rms", c.userText, rate)
+	sec := func(pcm []int16) float64 { return float64(len(pcm)) / rate }
+	c.agentTurn = [2]float64{0.5, 0.5 + sec(agent)}
+	c.userTurn = [2]float64{c.agentTurn[1] + 0.8, c.agentTurn[1] + 0.8 + sec(user)}
+	length := c.userTurn[1] + 0.8
+	c.agent = track(rate, length, clip{c.agentTurn[0], agent})
+	c.user = track(rate, length, clip{c.userTurn[0], user})
+	return c
+}
+
 type echoLine struct {
 	Channel    int     `json:"channel"`
 	OfChannel  int     `json:"of_channel"`
@@ -45,31 +80,13 @@ func TestEchoOfTheOtherLegIsNotTranscribed(t *testing.T) {
 	needModel(t)
 	t.Parallel() // own one-decoder transcribers: another such test can use the other core
 	const rate = 8000
-	agentText := agentLine + " " + shortLine
-	agent := speak(t, "slt", agentText, rate)
-	user := speak(t, "rms", userLine+" "+userLine, rate)
-	sec := func(pcm []int16) float64 { return float64(len(pcm)) / rate }
-	userAt := 0.5 + sec(agent) + 0.8
-	length := userAt + sec(user) + 0.8
-	ownAgent := track(rate, length, clip{0.5, agent})
-	ownUser := track(rate, length, clip{userAt, user})
+	c := newEchoTestCall(t)
 	delay := 40 * rate / 1000
-	audio := wavOf(t, rate, leakInto(ownAgent, ownUser, 20, delay), leakInto(ownUser, ownAgent, 20, delay))
-	turns := [2][2]float64{{0.5, 0.5 + sec(agent)}, {userAt, userAt + sec(user)}}
+	audio := wavOf(t, rate, leakInto(c.agent, c.user, 20, delay), leakInto(c.user, c.agent, 20, delay))
+	turns := [2][2]float64{c.agentTurn, c.userTurn}
 
 	decode := func(cfg Config) (*callscribe.TranscriptionResult, []echoLine) {
-		logs := new(bytes.Buffer)
-		cfg.Decoders = 1
-		cfg.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-		tr, err := NewTranscriber(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer tr.Close()
-		res, err := tr.Transcribe(context.Background(), callscribe.TranscriptionRequest{Audio: audio})
-		if err != nil {
-			t.Fatal(err)
-		}
+		res, logs := transcribeWithLogs(t, cfg, audio)
 		var lines []echoLine
 		for _, l := range strings.Split(logs.String(), "\n") {
 			if strings.Contains(l, `"msg":"sphinx echo"`) {
@@ -106,14 +123,11 @@ func TestEchoOfTheOtherLegIsNotTranscribed(t *testing.T) {
 	if s := strays(res); len(s) > 0 {
 		t.Errorf("segments in the other talker's turn: %+v", s)
 	}
-	text := map[int]string{}
-	for _, s := range res.Transcript {
-		text[s.SpeakerID] = strings.TrimSpace(text[s.SpeakerID] + " " + s.Text)
-	}
-	if w := wer(agentText, text[0]); w > 0.3 {
+	text := speakerTexts(res)
+	if w := wer(c.agentText, text[0]); w > 0.3 {
 		t.Errorf("agent WER %.0f%%: %q", 100*w, text[0])
 	}
-	if w := wer(userLine+" "+userLine, text[1]); w > 0.3 {
+	if w := wer(c.userText, text[1]); w > 0.3 {
 		t.Errorf("user WER %.0f%%: %q", 100*w, text[1])
 	}
 
@@ -126,20 +140,6 @@ func TestEchoOfTheOtherLegIsNotTranscribed(t *testing.T) {
 	}
 }
 
-// highPassedEcho returns near with far laid into it as a hybrid returns it:
-// high-passed (one pole, about 270 Hz at 8 kHz), lossDB down and delay
-// samples late.
-func highPassedEcho(near, far []int16, lossDB float64, delay int) []int16 {
-	hp := make([]int16, len(far))
-	var in, out float64
-	for i, v := range far {
-		out = 0.79 * (out + float64(v) - in)
-		in = float64(v)
-		hp[i] = int16(max(-32768, min(32767, math.Round(out))))
-	}
-	return leakInto(near, hp, lossDB, delay)
-}
-
 // The echo path is found on both legs whatever the delay (one frame to
 // 150 ms), when the hybrid also filters the echo (its loss then reads a
 // few dB over the gain, which the high-pass adds to), and on no leg of the
@@ -147,34 +147,28 @@ func highPassedEcho(near, far []int16, lossDB float64, delay int) []int16 {
 func TestEchoPathsThroughAHighPassedHybrid(t *testing.T) {
 	needModel(t)
 	const rate = 8000
-	agent := speak(t, "slt", agentLine+" "+shortLine, rate)
-	user := speak(t, "rms", userLine+" "+userLine, rate)
-	sec := func(pcm []int16) float64 { return float64(len(pcm)) / rate }
-	userAt := 0.5 + sec(agent) + 0.8
-	length := userAt + sec(user) + 0.8
-	ownAgent := track(rate, length, clip{0.5, agent})
-	ownUser := track(rate, length, clip{userAt, user})
+	c := newEchoTestCall(t)
 	tr := &Transcriber{cfg: Config{}, log: slog.New(slog.DiscardHandler)}
 
-	if reports, err := tr.Echoes([][]int16{ownAgent, ownUser}, rate); err != nil || len(reports) != 0 {
+	if reports, err := tr.Echoes([][]int16{c.agent, c.user}, rate); err != nil || len(reports) != 0 {
 		t.Errorf("the call without echo: %+v, %v", reports, err)
 	}
-	for _, c := range []struct {
+	for _, e := range []struct {
 		lossDB  float64
 		delayMS int
 	}{{20, 40}, {12, 10}, {25, 150}} {
-		d := c.delayMS * rate / 1000
-		reports, err := tr.Echoes([][]int16{highPassedEcho(ownAgent, ownUser, c.lossDB, d), highPassedEcho(ownUser, ownAgent, c.lossDB, d)}, rate)
+		d := e.delayMS * rate / 1000
+		reports, err := tr.Echoes([][]int16{highPassedEcho(c.agent, c.user, e.lossDB, d), highPassedEcho(c.user, c.agent, e.lossDB, d)}, rate)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(reports) != 2 {
-			t.Errorf("echo %v dB down, %d ms late: %+v, want a path on each leg", c.lossDB, c.delayMS, reports)
+			t.Errorf("echo %v dB down, %d ms late: %+v, want a path on each leg", e.lossDB, e.delayMS, reports)
 			continue
 		}
 		for _, r := range reports {
-			if r.DelayMS < c.delayMS-10 || r.DelayMS > c.delayMS+10 || r.LossDB < c.lossDB || r.LossDB > c.lossDB+8 {
-				t.Errorf("echo %v dB down, %d ms late: estimated %+v", c.lossDB, c.delayMS, r)
+			if r.DelayMS < e.delayMS-10 || r.DelayMS > e.delayMS+10 || r.LossDB < e.lossDB || r.LossDB > e.lossDB+8 {
+				t.Errorf("echo %v dB down, %d ms late: estimated %+v", e.lossDB, e.delayMS, r)
 			}
 		}
 	}

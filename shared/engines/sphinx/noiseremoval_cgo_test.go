@@ -162,6 +162,14 @@ func channelLines(t *testing.T, logs *bytes.Buffer) map[int]channelNoise {
 // narrowband channel" line (channelLines) and each speaker's text.
 func transcribeLogged(t *testing.T, cfg Config, audio []byte) (map[int]channelNoise, map[int]string) {
 	t.Helper()
+	res, logs := transcribeWithLogs(t, cfg, audio)
+	return channelLines(t, logs), speakerTexts(res)
+}
+
+// transcribeWithLogs decodes audio (a WAV) with a one-decoder transcriber of
+// cfg and returns the result with the debug lines it logged.
+func transcribeWithLogs(t *testing.T, cfg Config, audio []byte) (*callscribe.TranscriptionResult, *bytes.Buffer) {
+	t.Helper()
 	logs := new(bytes.Buffer)
 	cfg.Decoders = 1
 	cfg.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -174,11 +182,16 @@ func transcribeLogged(t *testing.T, cfg Config, audio []byte) (map[int]channelNo
 	if err != nil {
 		t.Fatal(err)
 	}
+	return res, logs
+}
+
+// speakerTexts is each speaker's words in a result, in order.
+func speakerTexts(res *callscribe.TranscriptionResult) map[int]string {
 	text := map[int]string{}
 	for _, s := range res.Transcript {
 		text[s.SpeakerID] = strings.TrimSpace(text[s.SpeakerID] + " " + s.Text)
 	}
-	return channelLines(t, logs), text
+	return text
 }
 
 // noiseRMSBelow is the RMS of a noise snrDB below speech's power.
