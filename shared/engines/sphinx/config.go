@@ -128,6 +128,10 @@ type Config struct {
 	// of the other it carries; otherwise the stretches of its regions that
 	// are the other channel's echo are dropped (echo.go).
 	KeepEcho bool
+	// QuickSearchMaxHMMs caps the HMMs the quick search (speaker
+	// adaptation's first pass) keeps active per frame; 0 leaves it at the
+	// decoder's -maxhmmpf.
+	QuickSearchMaxHMMs int
 	// ExtraArgs are appended to the decoder's arguments (tuning, benches).
 	ExtraArgs []string
 	Logger    *slog.Logger

@@ -40,13 +40,16 @@ static cmd_ln_t *parse_fe_args(int argc, char **argv) {
 // pass fixes the size of the acoustic model's feature buffer, which the full
 // search's second pass needs to grow, and building the full search after it
 // lets it grow again.
-static int set_searches(ps_decoder_t *ps, const char *name, ngram_model_t *lm, int quick) {
+static int set_searches(ps_decoder_t *ps, const char *name, ngram_model_t *lm, int quick, long quick_maxhmmpf) {
 	if (quick) {
 		cmd_ln_t *config = ps_get_config(ps);
 		long fwdflat = cmd_ln_int_r(config, "-fwdflat");
+		long maxhmmpf = cmd_ln_int_r(config, "-maxhmmpf");
 		cmd_ln_set_int_r(config, "-fwdflat", 0);
+		if (quick_maxhmmpf > 0) cmd_ln_set_int_r(config, "-maxhmmpf", quick_maxhmmpf);
 		int rc = ps_set_lm(ps, QUICK_SEARCH, lm);
 		cmd_ln_set_int_r(config, "-fwdflat", fwdflat);
+		cmd_ln_set_int_r(config, "-maxhmmpf", maxhmmpf);
 		if (rc < 0) return -1;
 	}
 	if (ps_set_lm(ps, name, lm) < 0) return -2;
@@ -59,14 +62,14 @@ static int set_searches(ps_decoder_t *ps, const char *name, ngram_model_t *lm, i
 // their own references to it. *mix is the set (NULL without a domain LM): each
 // search wraps the LM it is given in a set of its own, so the set is not what
 // ps_get_lm returns, and it stays alive as long as the searches do.
-static int mix_lm(ps_decoder_t *ps, const char *stock_path, const char *domain_path, float domain_weight, int quick, ngram_model_t **mix) {
+static int mix_lm(ps_decoder_t *ps, const char *stock_path, const char *domain_path, float domain_weight, int quick, long quick_maxhmmpf, ngram_model_t **mix) {
 	*mix = NULL;
 	cmd_ln_t *config = ps_get_config(ps);
 	logmath_t *lmath = ps_get_logmath(ps);
 	ngram_model_t *stock = ngram_model_read(config, stock_path, NGRAM_AUTO, lmath);
 	if (stock == NULL) return -1;
 	if (domain_path[0] == '\0') {
-		int rc = set_searches(ps, "stock", stock, quick);
+		int rc = set_searches(ps, "stock", stock, quick, quick_maxhmmpf);
 		ngram_model_free(stock);
 		return rc < 0 ? rc - 10 : 0;
 	}
@@ -77,7 +80,7 @@ static int mix_lm(ps_decoder_t *ps, const char *stock_path, const char *domain_p
 	float32 weights[2] = {1.0f - domain_weight, domain_weight};
 	ngram_model_t *set = ngram_model_set_init(config, models, names, weights, 2);
 	if (set == NULL) { ngram_model_free(models[0]); ngram_model_free(models[1]); return -3; }
-	int rc = set_searches(ps, "mixed", set, quick);
+	int rc = set_searches(ps, "mixed", set, quick, quick_maxhmmpf);
 	if (rc == 0) *mix = set;
 	ngram_model_free(set);
 	return rc < 0 ? rc - 10 : 0;
@@ -343,7 +346,7 @@ const quickSearch = "quick"
 // newDecoder loads a decoder over the stock LM interpolated with the domain LM
 // (the stock LM alone when domainLM is "" or its weight is 0), with the quick
 // search beside the full one when quick is set.
-func newDecoder(args []string, stockLM, domainLM string, domainWeight float64, quick bool) (*decoder, error) {
+func newDecoder(args []string, stockLM, domainLM string, domainWeight float64, quick bool, quickMaxHMMs int) (*decoder, error) {
 	quiet()
 	argv, free := cArgs(args)
 	defer free()
@@ -374,7 +377,7 @@ func newDecoder(args []string, stockLM, domainLM string, domainWeight float64, q
 	cs, cd := C.CString(stockLM), C.CString(domainLM)
 	defer C.free(unsafe.Pointer(cs))
 	defer C.free(unsafe.Pointer(cd))
-	if rc := C.mix_lm(ps, cs, cd, C.float(domainWeight), q, &d.mix); rc < 0 {
+	if rc := C.mix_lm(ps, cs, cd, C.float(domainWeight), q, C.long(quickMaxHMMs), &d.mix); rc < 0 {
 		d.close()
 		return nil, fmt.Errorf("sphinx: building the decoder's searches failed (step %d)", int(rc))
 	}

@@ -223,7 +223,7 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 	args = append(args, cfg.ExtraArgs...)
 	start := time.Now()
 	for i := 0; i < cfg.Decoders; i++ {
-		d, err := newDecoder(args, stock, domain, cfg.DomainLMWeight, t.speaker != nil)
+		d, err := newDecoder(args, stock, domain, cfg.DomainLMWeight, t.speaker != nil, cfg.QuickSearchMaxHMMs)
 		if err != nil {
 			t.Close()
 			return nil, err

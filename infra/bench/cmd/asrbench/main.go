@@ -87,6 +87,7 @@ func main() {
 	energySpreadBelow := flag.Float64("energy-spread-below", 0, "stretch each region's c0 spread half way to real speech's, when narrower, on the 8 kHz channels whose speech lies less than this many dB above their noise floor (0 default, negative: none)")
 	extra := flag.String("args", "", "extra decoder arguments, space separated")
 	keepEcho := flag.Bool("keep-echo", false, "leave each channel's echo of the other in its regions")
+	quickMaxHMMs := flag.Int("quick-maxhmmpf", 0, "HMMs the quick (first-pass) search keeps active per frame (0: the decoder's -maxhmmpf)")
 	mapFile := flag.String("narrowband-map", "", "feature map for 8 kHz audio (default: the built-in one)")
 	noMap := flag.Bool("no-narrowband-map", false, "decode 8 kHz audio without the narrowband feature map")
 	noVoiceBand := flag.Bool("no-voice-band", false, "decode the 8 kHz channels the narrowband map applies to without first band-passing to 300-3400 Hz those whose speech came through that band only")
@@ -159,6 +160,7 @@ func main() {
 	if *extra != "" {
 		cfg.ExtraArgs = strings.Fields(*extra)
 	}
+	cfg.QuickSearchMaxHMMs = *quickMaxHMMs
 	cfg.KeepEcho = *keepEcho
 	if *wordsOut != "" {
 		// The records carry the decoder's own posterior, which the mapping is
