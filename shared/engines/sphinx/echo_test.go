@@ -180,3 +180,54 @@ func TestRemoveEchoDropsARegionOfEchoAndQuiet(t *testing.T) {
 		t.Errorf("a region of quiet and echo: %v left", got)
 	}
 }
+
+// Whatever the levels, regions and path, removeEcho only ever takes frames
+// out: what it returns is in order, does not overlap, lies inside the
+// regions it was given, and the count it reports is what it took; and
+// estimateEcho never reports a path outside its bounds.
+func TestRemoveEchoOnlyTakesFramesOut(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for trial := range 200 {
+		n := rng.IntN(3000)
+		near, far := make([]float64, n), make([]float64, n)
+		for i := range n {
+			near[i], far[i] = 90*rng.Float64(), 90*rng.Float64()
+			if rng.IntN(4) == 0 { // runs of digital silence
+				near[i] = 0
+			}
+		}
+		randomRegions := func() []region {
+			var rs []region
+			for at := rng.IntN(50); at < n; at += 1 + rng.IntN(400) {
+				end := min(at+1+rng.IntN(600), n)
+				rs = append(rs, region{at * frameShift, end * frameShift})
+				at = end
+			}
+			return rs
+		}
+		regions, farRegions := randomRegions(), randomRegions()
+		p := echoPath{lag: rng.IntN(echoMaxLag + 1), lossDB: 60 * rng.Float64()}
+		if found, ok := estimateEcho(near, far, farRegions); ok {
+			if found.lag < 0 || found.lag > echoMaxLag || found.lossDB < echoMinLossDB || found.spreadShare > echoMaxSpreadShare {
+				t.Fatalf("trial %d: path %+v outside the bounds", trial, found)
+			}
+			p = found
+		}
+		got, removed := removeEcho(regions, near, far, farRegions, p)
+		if removed != regionFrames(regions)-regionFrames(got) || removed < 0 {
+			t.Fatalf("trial %d: %d frames reported removed, %d -> %d frames", trial, removed, regionFrames(regions), regionFrames(got))
+		}
+		for i, g := range got {
+			if g.End <= g.Start || (i > 0 && g.Start <= got[i-1].End) {
+				t.Fatalf("trial %d: regions out of order or overlapping: %v", trial, got)
+			}
+			inside := false
+			for _, r := range regions {
+				inside = inside || (g.Start >= r.Start && g.End <= r.End)
+			}
+			if !inside {
+				t.Fatalf("trial %d: region %v lies outside the regions given %v", trial, g, regions)
+			}
+		}
+	}
+}
