@@ -56,8 +56,9 @@ const (
 	echoMinFrames = 200
 	// A plain delayed echo reads a spread share of 0.01-0.10 (the bench's
 	// echo line), one through a smooth few-millisecond path 0.16, and one
-	// high-passed at 300 Hz as a hybrid does 0.50 on a high voice, whose
-	// lowest harmonics the filter takes and its consonants keep. Legs with
+	// high-passed at about 270 Hz as a hybrid does 0.50 on a high voice,
+	// whose lowest harmonics the filter takes and its consonants keep, and
+	// 0.47-0.58 on real read speech (a LibriVox reader). Legs with
 	// no echo mostly never reach the share (too few frames where an echo
 	// would clear the near floor); those that do, under noise 10 dB below
 	// the speech, read 0.93-1.12.
