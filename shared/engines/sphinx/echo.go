@@ -140,9 +140,12 @@ func steadiestLag(near, far []float64, js []int) (echoPath, bool) {
 	if farSpread <= 0 {
 		return echoPath{}, false
 	}
+	// One buffer for every lag's differences: an hour-long call has
+	// some 200,000 frames to read at each of the 31 lags.
+	diff := make([]float64, 0, len(js))
 	best := echoPath{lag: -1, spreadShare: math.Inf(1)}
 	for lag := 0; lag <= echoMaxLag; lag++ {
-		diff := levelDifferences(near, far, js, lag)
+		diff = levelDifferences(diff[:0], near, far, js, lag)
 		if len(diff) < echoMinFrames {
 			break
 		}
@@ -168,10 +171,9 @@ func levelsAt(db []float64, js []int, lag int) []float64 {
 	return out
 }
 
-// levelDifferences returns far[j] - near[j+lag] over the far frames js (those
-// with j+lag inside near).
-func levelDifferences(near, far []float64, js []int, lag int) []float64 {
-	out := make([]float64, 0, len(js))
+// levelDifferences appends to out far[j] - near[j+lag] over the far frames
+// js (those with j+lag inside near).
+func levelDifferences(out, near, far []float64, js []int, lag int) []float64 {
 	for _, j := range js {
 		if i := j + lag; i < len(near) {
 			out = append(out, far[j]-near[i])

@@ -3,6 +3,7 @@ package sphinx
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -229,5 +230,35 @@ func TestRemoveEchoOnlyTakesFramesOut(t *testing.T) {
 				t.Fatalf("trial %d: region %v lies outside the regions given %v", trial, g, regions)
 			}
 		}
+	}
+}
+
+// BenchmarkEchoOfAnHourLongCall estimates and removes one leg's echo in an
+// hour-long call (360,000 frames, turns of 3-9 s), the cost a call pays
+// before decoding.
+func BenchmarkEchoOfAnHourLongCall(b *testing.B) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	const n = 360_000
+	var farTurns, nearTurns [][2]int
+	for at, far := 0, true; at < n; far = !far {
+		end := min(at+300+rng.IntN(600), n)
+		if far {
+			farTurns = append(farTurns, [2]int{at, end})
+		} else {
+			nearTurns = append(nearTurns, [2]int{at, end})
+		}
+		at = end + 50
+	}
+	far := talkLevels(n, farTurns, 20, rng)
+	near := withEchoLevels(talkLevels(n, nearTurns, 20, rng), far, 4, 20)
+	found := regionsOf(append(append([][2]int{}, nearTurns...), farTurns...))
+	slices.SortFunc(found, func(x, y region) int { return x.Start - y.Start })
+	b.ResetTimer()
+	for b.Loop() {
+		p, ok := estimateEcho(near, far, regionsOf(farTurns))
+		if !ok {
+			b.Fatal("no echo path")
+		}
+		removeEcho(found, near, far, regionsOf(farTurns), p)
 	}
 }
