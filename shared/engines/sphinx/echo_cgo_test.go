@@ -210,3 +210,70 @@ func TestEchoPathsOfRealSpeech(t *testing.T) {
 	copy(user[len(first)+gap:], second)
 	checkEchoPaths(t, agent, user, rate)
 }
+
+// Double talk: the User starts a second before the Agent has finished, and
+// each leg carries the other's echo 15 dB down. Taking the echo out keeps
+// every stretch of each talker's own speech in that talker's regions, the
+// overlap included, and drops the echo stretches where the talker is silent.
+func TestEchoRemovalKeepsDoubleTalk(t *testing.T) {
+	needModel(t)
+	const rate = 8000
+	c := newEchoTestCall(t)
+	// Move the User's turn to start a second before the Agent's ends.
+	shift := int((c.userTurn[0] - (c.agentTurn[1] - 1)) * rate)
+	user := make([]int16, len(c.user))
+	copy(user, c.user[shift:])
+	userTurn := [2]float64{c.userTurn[0] - float64(shift)/rate, c.userTurn[1] - float64(shift)/rate}
+	delay := 30 * rate / 1000
+	legs := [][]int16{leakInto(c.agent, user, 15, delay), leakInto(user, c.agent, 15, delay)}
+	own := [][]int16{c.agent, user}
+	turns := [][2]float64{c.agentTurn, userTurn}
+
+	tr := &Transcriber{cfg: Config{}, log: slog.New(slog.DiscardHandler)}
+	speech := make([]channelSpeech, 2)
+	for ch := range speech {
+		var err error
+		if speech[ch], err = tr.findSpeech(legs[ch], rate); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if reports := tr.removeEchoes(speech); len(reports) != 2 {
+		t.Fatalf("echo paths %+v, want one per leg", reports)
+	}
+	covered := func(rs []region, at float64) bool {
+		s := int(at * 16000) // regions are in 16 kHz samples
+		for _, g := range rs {
+			if s >= g.Start && s < g.End {
+				return true
+			}
+		}
+		return false
+	}
+	for ch := range legs {
+		// Every 10 ms where the talker's own track is loud lies in a region.
+		lost := 0
+		for i := 0; i+80 <= len(own[ch]); i += 80 {
+			var e float64
+			for _, v := range own[ch][i : i+80] {
+				e += float64(v) * float64(v)
+			}
+			if e/80 > 1e5 && !covered(speech[ch].regions, float64(i)/rate) { // about -25 dBFS
+				lost++
+			}
+		}
+		if lost > 0 {
+			t.Errorf("channel %d: %d frames of its own loud speech outside its regions %v", ch, lost, speech[ch].regions)
+		}
+		// The other talker's turn, away from the overlap, is not in them.
+		other := turns[1-ch]
+		for at := other[0] + 0.5; at < other[1]-0.5; at += 0.1 {
+			if at > turns[ch][0]-0.3 && at < turns[ch][1]+0.3 {
+				continue
+			}
+			if covered(speech[ch].regions, at) {
+				t.Errorf("channel %d: the other talker's echo at %.1f s is still in its regions %v", ch, at, speech[ch].regions)
+				break
+			}
+		}
+	}
+}
