@@ -2,7 +2,6 @@ package sphinx
 
 import (
 	"math"
-	"slices"
 )
 
 // Echo between the legs of a two-channel call.
@@ -115,7 +114,7 @@ func estimateEcho(near, far []float64, farRegions []region) (echoPath, bool) {
 	// Where the echo would lie under the near leg's floor the floor is all
 	// the near leg shows, which says nothing of the path: read it again on the
 	// frames whose echo, by the first reading, clears that floor.
-	nearFloor := percentile(slices.Clone(near[:n]), floorPercentile)
+	nearFloor := noiseFloor(near[:n])
 	var audible []int
 	for _, j := range loud {
 		if far[j]-p.lossDB >= nearFloor+echoFarRiseDB {

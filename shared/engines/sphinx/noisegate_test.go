@@ -25,7 +25,8 @@ func TestSpeechOverFloorTellsNoisyLinesFromCleanOnes(t *testing.T) {
 			floorRMS = activeRMS * math.Pow(10, -c.snr/20)
 		}
 		blocks := channelBlocks(25, floorRMS, speechRMS, talk)
-		got := speechOverFloor(blocks, refineRegions(blocks, whole))
+		db := frameLevels(blocks)
+		got := speechOverFloor(db, refineRegions(db, whole))
 		switch {
 		case c.snr == 0 && got < 60:
 			t.Errorf("digital silence: %.1f dB over the floor, want 60 or more", got)
@@ -36,7 +37,7 @@ func TestSpeechOverFloorTellsNoisyLinesFromCleanOnes(t *testing.T) {
 			t.Errorf("noise %.0f dB below (%.1f over the floor): noise removal %v, want %v", c.snr, got, d, c.denoise)
 		}
 	}
-	if got := speechOverFloor(make([]float64, 500), nil); got != 0 || denoises(got, below) != true {
+	if got := speechOverFloor(frameLevels(make([]float64, 500)), nil); got != 0 || denoises(got, below) != true {
 		// A channel without speech decodes nothing, so what the gate says does not matter; the figure must not be NaN.
 		t.Errorf("no speech: %v", got)
 	}

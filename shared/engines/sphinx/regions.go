@@ -74,12 +74,11 @@ const (
 )
 
 // refineRegions narrows and splits the detector's regions by level, given the
-// channel's energy per 10 ms block (sums of squared 16 kHz samples).
-func refineRegions(blocks []float64, regions []region) []region {
-	if len(regions) == 0 || len(blocks) < energyBlocks {
+// channel's frame levels (frameLevels).
+func refineRegions(db []float64, regions []region) []region {
+	if len(regions) == 0 || len(db) < energyBlocks {
 		return regions
 	}
-	db := frameLevels(blocks)
 	floor, level, ok := floorAndLevel(db, regions)
 	if !ok {
 		return regions
@@ -132,7 +131,13 @@ func floorAndLevel(db []float64, regions []region) (floor, level float64, ok boo
 	if len(inside) == 0 {
 		return 0, 0, false
 	}
-	return percentile(slices.Clone(db), floorPercentile), percentile(inside, levelPercentile), true
+	return noiseFloor(db), percentile(inside, levelPercentile), true
+}
+
+// noiseFloor is a channel's noise floor: a low percentile of all its frame
+// levels db.
+func noiseFloor(db []float64) float64 {
+	return percentile(slices.Clone(db), floorPercentile)
 }
 
 // speechOverFloor is how far (dB) a channel's speech level lies above its
@@ -140,11 +145,11 @@ func floorAndLevel(db []float64, regions []region) (floor, level float64, ok boo
 // gave: 1-4 dB more than a line's signal-to-noise ratio by active speech
 // level on the ASR bench (the speech level is a high percentile), and 70 dB
 // or more over digital silence. 0 for a channel without speech.
-func speechOverFloor(blocks []float64, regions []region) float64 {
-	if len(blocks) < energyBlocks {
+func speechOverFloor(db []float64, regions []region) float64 {
+	if len(db) < energyBlocks {
 		return 0
 	}
-	floor, level, ok := floorAndLevel(frameLevels(blocks), regions)
+	floor, level, ok := floorAndLevel(db, regions)
 	if !ok {
 		return 0
 	}

@@ -58,6 +58,7 @@ func findRegions(r *resampler, threshold float64) ([]region, float64, []float64,
 	if start >= 0 {
 		closeRegion(frame)
 	}
-	regions = refineRegions(blocks, regions)
-	return regions, speechOverFloor(blocks, regions), frameLevels(blocks), nil
+	db := frameLevels(blocks)
+	regions = refineRegions(db, regions)
+	return regions, speechOverFloor(db, regions), db, nil
 }

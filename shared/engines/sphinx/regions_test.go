@@ -48,7 +48,7 @@ func TestRefineRegionsLeavesCleanAudioAlone(t *testing.T) {
 	for _, s := range talk {
 		detected = append(detected, region{sec(s[0]) - vadPre*frameShift, sec(s[1]) + vadPost/2*frameShift + energyBlocks*frameShift})
 	}
-	got := refineRegions(blocks, detected)
+	got := refineRegions(frameLevels(blocks), detected)
 	if !slices.Equal(got, detected) {
 		t.Fatalf("clean regions changed:\n got %v\nwant %v", spans(got), spans(detected))
 	}
@@ -61,7 +61,7 @@ func TestRefineRegionsSplitsWhatNoiseJoined(t *testing.T) {
 		floor := speechRMS / math.Pow(10, snr/20)
 		blocks := channelBlocks(25, floor, speechRMS, talk)
 		// What the detector does under noise: one region for the whole channel.
-		got := refineRegions(blocks, []region{{0, sec(25)}})
+		got := refineRegions(frameLevels(blocks), []region{{0, sec(25)}})
 		if len(got) != len(talk) {
 			t.Fatalf("%v dB: %d regions %v, want one per turn %v", snr, len(got), spans(got), talk)
 		}
@@ -85,7 +85,7 @@ func TestRefineRegionsIgnoresLevel(t *testing.T) {
 		quiet[i] = b / 1000
 	}
 	whole := []region{{0, sec(12)}}
-	a, b := refineRegions(loud, whole), refineRegions(quiet, whole)
+	a, b := refineRegions(frameLevels(loud), whole), refineRegions(frameLevels(quiet), whole)
 	if !slices.Equal(a, b) || len(a) != 2 {
 		t.Fatalf("loud %v, quiet %v: want the same two regions", spans(a), spans(b))
 	}
@@ -94,7 +94,7 @@ func TestRefineRegionsIgnoresLevel(t *testing.T) {
 func TestRefineRegionsDropsClicks(t *testing.T) {
 	// A 50 ms burst in a noisy pause is not speech.
 	blocks := channelBlocks(10, 30, 3000, [][2]float64{{1, 3}, {6, 6.05}})
-	got := refineRegions(blocks, []region{{0, sec(10)}})
+	got := refineRegions(frameLevels(blocks), []region{{0, sec(10)}})
 	if len(got) != 1 || got[0].End > sec(3.5) {
 		t.Fatalf("regions %v: want only the speech at 1-3 s", spans(got))
 	}
@@ -103,7 +103,7 @@ func TestRefineRegionsDropsClicks(t *testing.T) {
 func TestRefineRegionsKeepsPausesWithinSpeech(t *testing.T) {
 	// A 0.3 s pause between words does not split the turn.
 	blocks := channelBlocks(8, 30, 3000, [][2]float64{{1, 3}, {3.3, 5}})
-	got := refineRegions(blocks, []region{{0, sec(8)}})
+	got := refineRegions(frameLevels(blocks), []region{{0, sec(8)}})
 	if len(got) != 1 {
 		t.Fatalf("regions %v: want one", spans(got))
 	}
@@ -136,11 +136,11 @@ func TestRefineRegionsEdgeCases(t *testing.T) {
 		t.Errorf("no audio: %v", got)
 	}
 	one := []region{{0, 100}}
-	if got := refineRegions([]float64{1}, one); !slices.Equal(got, one) {
+	if got := refineRegions(frameLevels([]float64{1}), one); !slices.Equal(got, one) {
 		t.Errorf("shorter than a frame: %v", got)
 	}
 	// All silence inside the regions: nothing loud, nothing left.
-	if got := refineRegions(make([]float64, 500), []region{{0, sec(5)}}); len(got) != 0 {
+	if got := refineRegions(frameLevels(make([]float64, 500)), []region{{0, sec(5)}}); len(got) != 0 {
 		t.Errorf("digital silence: %v", spans(got))
 	}
 }

@@ -834,9 +834,7 @@ func (t *Transcriber) removeEchoes(speech []channelSpeech) []EchoReport {
 		before := regionFrames(found[near].regions)
 		regions, removed := removeEcho(found[near].regions, found[near].levels, found[far].levels, found[far].regions, p)
 		speech[near].regions = regions
-		if floor, level, ok := floorAndLevel(speech[near].levels, regions); ok {
-			speech[near].speechOverFloor = level - floor
-		}
+		speech[near].speechOverFloor = speechOverFloor(speech[near].levels, regions)
 		r := EchoReport{Channel: near, OfChannel: far, DelayMS: p.lag * 10, LossDB: math.Round(p.lossDB*10) / 10,
 			SpreadShare: math.Round(p.spreadShare*100) / 100, EchoFrames: removed, RegionFrames: before}
 		t.log.Debug("sphinx echo", "channel", r.Channel, "of_channel", r.OfChannel, "delay_ms", r.DelayMS,
