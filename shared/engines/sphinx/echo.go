@@ -135,7 +135,7 @@ func steadiestLag(near, far []float64, js []int) (echoPath, bool) {
 	if len(js) < echoMinFrames {
 		return echoPath{}, false
 	}
-	farSpread := medianDeviation(levelsAt(far, js, 0))
+	_, farSpread := medianAndDeviation(levelsAt(far, js))
 	if farSpread <= 0 {
 		return echoPath{}, false
 	}
@@ -148,24 +148,19 @@ func steadiestLag(near, far []float64, js []int) (echoPath, bool) {
 		if len(diff) < echoMinFrames {
 			break
 		}
-		m := median(diff)
-		for i := range diff {
-			diff[i] = math.Abs(diff[i] - m)
-		}
-		if share := median(diff) / farSpread; share < best.spreadShare {
+		m, spread := medianAndDeviation(diff)
+		if share := spread / farSpread; share < best.spreadShare {
 			best = echoPath{lag: lag, lossDB: m, spreadShare: share}
 		}
 	}
 	return best, best.lag >= 0
 }
 
-// levelsAt returns db at the frames js shifted by lag (those inside db).
-func levelsAt(db []float64, js []int, lag int) []float64 {
-	out := make([]float64, 0, len(js))
-	for _, j := range js {
-		if i := j + lag; i < len(db) {
-			out = append(out, db[i])
-		}
+// levelsAt returns db at the frames js.
+func levelsAt(db []float64, js []int) []float64 {
+	out := make([]float64, len(js))
+	for k, j := range js {
+		out[k] = db[j]
 	}
 	return out
 }
@@ -181,19 +176,17 @@ func levelDifferences(out, near, far []float64, js []int, lag int) []float64 {
 	return out
 }
 
-// median returns v's median, reordering v.
-func median(v []float64) float64 { return percentile(v, 0.5) }
-
-// medianDeviation is the median absolute deviation of v from its median.
-func medianDeviation(v []float64) float64 {
+// medianAndDeviation returns v's median and the median absolute deviation
+// of v from it, overwriting v.
+func medianAndDeviation(v []float64) (median, deviation float64) {
 	if len(v) == 0 {
-		return 0
+		return 0, 0
 	}
-	m := median(v)
+	median = percentile(v, 0.5)
 	for i := range v {
-		v[i] = math.Abs(v[i] - m)
+		v[i] = math.Abs(v[i] - median)
 	}
-	return median(v)
+	return median, percentile(v, 0.5)
 }
 
 // removeEcho returns the near leg's regions without their stretches of the
