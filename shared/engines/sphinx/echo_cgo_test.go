@@ -230,12 +230,9 @@ func TestEchoRemovalKeepsDoubleTalk(t *testing.T) {
 	turns := [][2]float64{c.agentTurn, userTurn}
 
 	tr := &Transcriber{cfg: Config{}, log: slog.New(slog.DiscardHandler)}
-	speech := make([]channelSpeech, 2)
-	for ch := range speech {
-		var err error
-		if speech[ch], err = tr.findSpeech(legs[ch], rate); err != nil {
-			t.Fatal(err)
-		}
+	speech, err := tr.callSpeech(legs, rate)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if reports := tr.removeEchoes(speech); len(reports) != 2 {
 		t.Fatalf("echo paths %+v, want one per leg", reports)

@@ -291,26 +291,18 @@ func (t *Transcriber) Transcribe(ctx context.Context, req callscribe.Transcripti
 	// the reference lets the collector free them while the channels decode
 	// (the pipeline holds no other once it has called Transcribe).
 	req.Audio = nil
-	n := len(audio.Channels)
-	speech := make([]channelSpeech, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for ch := range audio.Channels {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			speech[ch], errs[ch] = t.findSpeech(audio.Channels[ch], audio.SampleRate)
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	speech, err := t.callSpeech(audio.Channels, audio.SampleRate)
+	if err != nil {
 		return nil, err
 	}
-	if n == 2 && !t.cfg.KeepEcho {
+	if !t.cfg.KeepEcho {
 		t.removeEchoes(speech)
 	}
+	n := len(audio.Channels)
 	segs := make([][]callscribe.Segment, n)
 	reports := make([]*callscribe.KeytermsReport, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
 	for ch := range audio.Channels {
 		wg.Add(1)
 		go func() {
@@ -806,6 +798,23 @@ func (t *Transcriber) findSpeech(samples []int16, rate int) (channelSpeech, erro
 	return channelSpeech{regions: regions, speechOverFloor: snr, levels: levels}, err
 }
 
+// callSpeech runs the detector over every channel of a call, the channels
+// side by side.
+func (t *Transcriber) callSpeech(channels [][]int16, rate int) ([]channelSpeech, error) {
+	speech := make([]channelSpeech, len(channels))
+	errs := make([]error, len(channels))
+	var wg sync.WaitGroup
+	for ch := range channels {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			speech[ch], errs[ch] = t.findSpeech(channels[ch], rate)
+		}()
+	}
+	wg.Wait()
+	return speech, errors.Join(errs...)
+}
+
 // EchoReport is what the engine found of one leg's echo of the other in a
 // two-channel call (echo.go).
 type EchoReport struct {
@@ -822,8 +831,12 @@ type EchoReport struct {
 
 // removeEchoes takes each channel of a two-channel call's echo of the other
 // out of its regions (echo.go), measured on the regions as the detector
-// found them, and reports the legs it found echo in.
+// found them, and reports the legs it found echo in; a call of any other
+// channel count has none.
 func (t *Transcriber) removeEchoes(speech []channelSpeech) []EchoReport {
+	if len(speech) != 2 {
+		return nil
+	}
 	found := slices.Clone(speech)
 	var reports []EchoReport
 	for near, far := range []int{1, 0} {
@@ -848,15 +861,9 @@ func (t *Transcriber) removeEchoes(speech []channelSpeech) []EchoReport {
 // does, and reports the echo it would take out, without decoding (the bench
 // surveys its conditions with it); a call of any other channel count has none.
 func (t *Transcriber) Echoes(channels [][]int16, rate int) ([]EchoReport, error) {
-	if len(channels) != 2 {
-		return nil, nil
-	}
-	speech := make([]channelSpeech, 2)
-	for ch := range speech {
-		var err error
-		if speech[ch], err = t.findSpeech(channels[ch], rate); err != nil {
-			return nil, err
-		}
+	speech, err := t.callSpeech(channels, rate)
+	if err != nil {
+		return nil, err
 	}
 	return t.removeEchoes(speech), nil
 }
