@@ -212,25 +212,12 @@ func solveLinear(G, k []float64, n int) ([]float64, error) {
 
 // classMeans estimates a transform per class of Gaussians (class gives each
 // codebook·densities+density its class out of nClasses) from bw's statistics
-// and returns the means each Gaussian moves to (classTransform says how),
-// and each class's aligned frames.
+// and returns the means each Gaussian moves to. Each class's maximum
+// likelihood transform W is pulled towards global, the one-class transform,
+// by priorFrames: (occ·W + prior·global)/(occ + prior); a class whose
+// equations are singular takes global as it is. It also returns each
+// class's aligned frames.
 func classMeans(means, vars *gaussianParams, c *gaussianCounts, class []int, nClasses int, global *MLLR, priorFrames float64) (*gaussianParams, []float64, error) {
-	m, frames, err := classTransform(means, vars, c, class, nClasses, global, priorFrames)
-	if err != nil {
-		return nil, nil, err
-	}
-	moved, err := classTransformedMeans(m, means, class)
-	return moved, frames, err
-}
-
-// classTransform estimates a transform per class of Gaussians from bw's
-// statistics, as one MLLR with nClasses classes (class k of the file is the
-// Gaussians class gives k). Each class's maximum likelihood transform W is
-// pulled towards global, the one-class transform, by priorFrames:
-// (occ·W + prior·global)/(occ + prior); a class whose equations are singular
-// takes global as it is. The variance scales are global's. It also returns
-// each class's aligned frames.
-func classTransform(means, vars *gaussianParams, c *gaussianCounts, class []int, nClasses int, global *MLLR, priorFrames float64) (*MLLR, []float64, error) {
 	if global.Classes != 1 {
 		return nil, nil, fmt.Errorf("class transforms: the global transform has %d classes, want 1", global.Classes)
 	}
@@ -247,8 +234,8 @@ func classTransform(means, vars *gaussianParams, c *gaussianCounts, class []int,
 	}
 	global1 := streamRows(global)
 	frames := make([]float64, nClasses)
-	out := &MLLR{Classes: nClasses, Streams: means.streams}
-	at := 0
+	// rows[s][k] is class k's rows in stream s.
+	rows := make([][][][]float64, len(means.streams))
 	for s, n := range means.streams {
 		stats := make([]*mllrStats, nClasses)
 		for k := range stats {
@@ -264,60 +251,27 @@ func classTransform(means, vars *gaussianParams, c *gaussianCounts, class []int,
 			}
 		}
 		glob := global1[s]
-		// global's variance scale for this stream: the row after A and b.
-		h := global.Values[at+n*n+n : at+n*n+2*n]
-		at += n*n + 2*n
+		rows[s] = make([][][]float64, nClasses)
 		for k, st := range stats {
 			if s == 0 {
 				frames[k] = st.occ
 			}
-			rows := glob
-			if ml, err := st.solve(); err == nil {
-				w := st.occ / (st.occ + priorFrames)
-				for l := range ml {
-					for j := range ml[l] {
-						ml[l][j] = w*ml[l][j] + (1-w)*glob[l][j]
-					}
-				}
-				rows = ml
+			ml, err := st.solve()
+			if err != nil {
+				rows[s][k] = glob
+				continue
 			}
-			out.Values = appendClassRows(out.Values, rows, h)
+			w := st.occ / (st.occ + priorFrames)
+			for l := range ml {
+				for j := range ml[l] {
+					ml[l][j] = w*ml[l][j] + (1-w)*glob[l][j]
+				}
+			}
+			rows[s][k] = ml
 		}
 	}
-	return out, frames, nil
-}
-
-// appendClassRows appends one class of one stream in the file's order: the
-// matrix A row by row, then b, then the variance scale h.
-func appendClassRows(values []float64, rows [][]float64, h []float64) []float64 {
-	n := len(rows)
-	for l := 0; l < n; l++ {
-		values = append(values, rows[l][:n]...)
-	}
-	for l := 0; l < n; l++ {
-		values = append(values, rows[l][n])
-	}
-	return append(values, h...)
-}
-
-// classTransformedMeans returns the means a transform with classes moves the
-// model's to: each Gaussian by its class's transform (class as for
-// classTransform; nil, or a one-class transform, moves every Gaussian by the
-// one transform).
-func classTransformedMeans(m *MLLR, means *gaussianParams, class []int) (*gaussianParams, error) {
-	if err := m.checkStreams(means.streams); err != nil {
-		return nil, err
-	}
-	if m.Classes > 1 && len(class) != means.codebooks*means.densities {
-		return nil, errors.New("class transforms: the classes do not fit the model")
-	}
-	rows := classRows(m)
-	return moveMeans(means, func(s, cb, d int) [][]float64 {
-		if m.Classes == 1 {
-			return rows[s][0]
-		}
-		return rows[s][class[cb*means.densities+d]]
-	}), nil
+	moved := moveMeans(means, func(s, cb, d int) [][]float64 { return rows[s][class[cb*means.densities+d]] })
+	return moved, frames, nil
 }
 
 // transformedMeans returns the means a one-class transform moves the model's
@@ -326,34 +280,24 @@ func transformedMeans(m *MLLR, means *gaussianParams) (*gaussianParams, error) {
 	if m.Classes != 1 {
 		return nil, fmt.Errorf("mllr: %d classes, want 1", m.Classes)
 	}
-	return classTransformedMeans(m, means, nil)
+	if err := m.checkStreams(means.streams); err != nil {
+		return nil, err
+	}
+	rows := streamRows(m)
+	return moveMeans(means, func(s, _, _ int) [][]float64 { return rows[s] }), nil
 }
 
 // streamRows returns a one-class transform (already checked to fit) as rows
 // per stream: row l of stream s is A[l] followed by b[l].
 func streamRows(m *MLLR) [][][]float64 {
-	rows := classRows(m)
-	out := make([][][]float64, len(rows))
-	for s := range rows {
-		out[s] = rows[s][0]
-	}
-	return out
-}
-
-// classRows returns a transform (already checked to fit) as rows per stream
-// and class: row l of class k in stream s is A[l] followed by b[l].
-func classRows(m *MLLR) [][][][]float64 {
-	out := make([][][][]float64, len(m.Streams))
+	out := make([][][]float64, len(m.Streams))
 	at := 0
 	for s, n := range m.Streams {
-		out[s] = make([][][]float64, m.Classes)
-		for k := 0; k < m.Classes; k++ {
-			A, b := m.Values[at:at+n*n], m.Values[at+n*n:at+n*n+n]
-			at += n*n + 2*n
-			out[s][k] = make([][]float64, n)
-			for l := 0; l < n; l++ {
-				out[s][k][l] = append(append([]float64(nil), A[l*n:l*n+n]...), b[l])
-			}
+		A, b := m.Values[at:at+n*n], m.Values[at+n*n:at+n*n+n]
+		at += n*n + 2*n
+		out[s] = make([][]float64, n)
+		for l := 0; l < n; l++ {
+			out[s][l] = append(append([]float64(nil), A[l*n:l*n+n]...), b[l])
 		}
 	}
 	return out

@@ -119,12 +119,12 @@ func TestDecoderLoadsMovedMeans(t *testing.T) {
 		}
 		return fmt.Sprint(words) // text, frames and posterior of each word
 	}
-	transformed := decodeWith("", tr.mapped.mllrPath)
+	transformed := decodeWith("", tr.mappedMLLRPath)
 	stock, err := readGaussianParams(d.stockMeans)
 	if err != nil {
 		t.Fatal(err)
 	}
-	moved, err := transformedMeans(tr.mapped.mllr, stock)
+	moved, err := transformedMeans(tr.mappedMLLR, stock)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestDecoderLoadsMovedMeans(t *testing.T) {
 	if plain := decodeWith("", ""); plain == transformed {
 		t.Fatalf("the transform left the decode as it was (%s): this test would prove nothing", plain)
 	}
-	if again := decodeWith("", tr.mapped.mllrPath); again != transformed {
+	if again := decodeWith("", tr.mappedMLLRPath); again != transformed {
 		t.Errorf("after the moved means, the transform decoded\n%s\nwant\n%s", again, transformed)
 	}
 }

@@ -111,33 +111,20 @@ type speakerModel struct {
 	classFrames []float64
 	// dir, counts and blended are the round's directory, bw's statistics
 	// and its one-class transform, kept for withClasses (counts is nil when
-	// there are no classes), and baseMeans the Gaussians the transform acts
-	// on.
-	dir       string
-	counts    *gaussianCounts
-	blended   *MLLR
-	baseMeans *gaussianParams
-}
-
-// startingModel is SphinxTrain's copy of the model a channel of type nb
-// starts from, and its means: the model as it is unless the type's transform
-// has classes, which moved the copy's means (narrowbandclass_cgo.go).
-func (s *speakerAdapter) startingModel(nb narrowbandType) (string, *gaussianParams) {
-	if nb.model != "" {
-		return nb.model, nb.means
-	}
-	return s.model, s.means
+	// there are no classes).
+	dir     string
+	counts  *gaussianCounts
+	blended *MLLR
 }
 
 // estimate returns the channel's speaker model, or one with no path when the
-// channel has too few words to adapt to. nb is the channel's type, whose
-// model and one-class transform (none: the identity) it starts from, and
-// alignPath the transform the words are aligned with ("" for none: the
-// channel type's, or the previous round's); the caller removes the returned
-// directory (the second value).
+// channel has too few words to adapt to. base is the channel type's general
+// transform (nil: none, the identity) and alignPath the transform the words
+// are aligned with ("" for none: the channel type's, or the previous
+// round's); the caller removes the returned directory (the second value).
 // With s.minPosterior above zero only runs of words whose posterior reaches
 // it are aligned, each as an utterance of its own frames.
-func (s *speakerAdapter) estimate(ctx context.Context, passes []regionPass, nb narrowbandType, alignPath string, streams []int) (speakerModel, string, error) {
+func (s *speakerAdapter) estimate(ctx context.Context, passes []regionPass, base *MLLR, alignPath string, streams []int) (speakerModel, string, error) {
 	if wordCount(passes) < speakerMinWords {
 		return speakerModel{}, "", nil
 	}
@@ -160,11 +147,10 @@ func (s *speakerAdapter) estimate(ctx context.Context, passes []regionPass, nb n
 	if err != nil {
 		return speakerModel{}, dir, err
 	}
-	model, means := s.startingModel(nb)
-	if err := RunBW(ctx, s.tools, model, dictPath, ctlPath, lsnPath, dir, accum, alignPath, filepath.Join(dir, "bw.log")); err != nil {
+	if err := RunBW(ctx, s.tools, s.model, dictPath, ctlPath, lsnPath, dir, accum, alignPath, filepath.Join(dir, "bw.log")); err != nil {
 		return speakerModel{}, dir, err
 	}
-	own, err := SolveMLLR(ctx, s.tools, model, accum, filepath.Join(dir, "own.mllr"), filepath.Join(dir, "mllr_solve.log"))
+	own, err := SolveMLLR(ctx, s.tools, s.model, accum, filepath.Join(dir, "own.mllr"), filepath.Join(dir, "mllr_solve.log"))
 	if err != nil {
 		return speakerModel{}, dir, err
 	}
@@ -174,7 +160,6 @@ func (s *speakerAdapter) estimate(ctx context.Context, passes []regionPass, nb n
 	if err := own.checkStreams(streams); err != nil {
 		return speakerModel{}, dir, fmt.Errorf("sphinx: the channel's MLLR transform does not fit the model: %w", err)
 	}
-	base := nb.mllr
 	if base == nil {
 		base = identityMLLR(streams)
 	}
@@ -185,23 +170,23 @@ func (s *speakerAdapter) estimate(ctx context.Context, passes []regionPass, nb n
 			return speakerModel{}, dir, fmt.Errorf("sphinx: reading bw's statistics: %w", err)
 		}
 	}
-	out := speakerModel{path: filepath.Join(dir, "blended.mllr")}
+	model := speakerModel{path: filepath.Join(dir, "blended.mllr")}
 	if s.variancePrior >= 0 {
-		h, _, err := varianceScale(blended, means, s.vars, counts, s.variancePrior)
+		h, _, err := varianceScale(blended, s.means, s.vars, counts, s.variancePrior)
 		if err != nil {
 			return speakerModel{}, dir, fmt.Errorf("sphinx: %w", err)
 		}
 		blended.setVarianceScale(h)
-		out.scale = meanScale(h)
+		model.scale = meanScale(h)
 	}
-	if err := os.WriteFile(out.path, blended.Format(), 0o600); err != nil {
+	if err := os.WriteFile(model.path, blended.Format(), 0o600); err != nil {
 		return speakerModel{}, dir, err
 	}
-	out.decodePath = out.path
+	model.decodePath = model.path
 	if s.classes > 1 {
-		out.dir, out.counts, out.blended, out.baseMeans = dir, counts, blended, means
+		model.dir, model.counts, model.blended = dir, counts, blended
 	}
-	return out, dir, nil
+	return model, dir, nil
 }
 
 // withClasses gives the model a transform per class of Gaussians
@@ -211,7 +196,7 @@ func (s *speakerAdapter) withClasses(m *speakerModel, streams []int) error {
 	if m.counts == nil {
 		return nil
 	}
-	moved, frames, err := classMeans(m.baseMeans, s.vars, m.counts, s.class, s.classes, m.blended, s.classPrior)
+	moved, frames, err := classMeans(s.means, s.vars, m.counts, s.class, s.classes, m.blended, s.classPrior)
 	if err != nil {
 		return fmt.Errorf("sphinx: %w", err)
 	}
@@ -254,12 +239,12 @@ func meanScale(h [][]float64) []float64 {
 }
 
 // chooseWarp returns which candidate's features the channel's first-pass
-// words align to best (warp.go), aligned with the channel type's model, and
+// words align to best (warp.go), aligned with the transform at alignPath, and
 // each candidate's log-likelihood per frame. candidates[0] are the regions'
 // unwarped features with the first pass's words; each other candidate holds
 // the same regions and words with the features of a warped front end. A
 // channel with too few words to adapt to keeps candidate 0.
-func (s *speakerAdapter) chooseWarp(ctx context.Context, candidates [][]regionPass, nb narrowbandType, dim int) (int, []float64, error) {
+func (s *speakerAdapter) chooseWarp(ctx context.Context, candidates [][]regionPass, alignPath string, dim int) (int, []float64, error) {
 	if wordCount(candidates[0]) < speakerMinWords || len(candidates) < 2 {
 		return 0, nil, nil
 	}
@@ -288,8 +273,7 @@ func (s *speakerAdapter) chooseWarp(ctx context.Context, candidates [][]regionPa
 	if err != nil {
 		return 0, nil, err
 	}
-	model, _ := s.startingModel(nb)
-	scores, err := AlignmentScores(ctx, s.tools, model, dictPath, ctlPath, lsnPath, dir, accum, nb.mllrPath, filepath.Join(dir, "bw.log"))
+	scores, err := AlignmentScores(ctx, s.tools, s.model, dictPath, ctlPath, lsnPath, dir, accum, alignPath, filepath.Join(dir, "bw.log"))
 	if err != nil {
 		return 0, nil, err
 	}

@@ -28,15 +28,15 @@ type Transcriber struct {
 	pool   chan *decoder
 	all    []*decoder
 	tmpDir string
-	// mapped and unmapped are how the narrowband channels the map mostly
-	// applies to and the others are decoded before any speaker adaptation,
-	// identityPath the identity transform's file, which undoes them:
-	// decoders are shared by all channels and switch.
-	mapped, unmapped narrowbandType
-	identityPath     string
-	// speaker adapts a channel to its speaker, starting from its type (nil
-	// when off).
-	speaker *speakerAdapter
+	// mappedMLLRPath and unmappedMLLRPath are the files of the MLLR
+	// transforms of the narrowband channels the map mostly applies to and of
+	// the others ("" for none), identityPath the identity transform's, which
+	// undoes them: decoders are shared by all channels and switch.
+	mappedMLLRPath, unmappedMLLRPath, identityPath string
+	// mappedMLLR and unmappedMLLR are those transforms (nil for none), the
+	// starting point of a channel's speaker adaptation (speaker, nil when off).
+	mappedMLLR, unmappedMLLR *MLLR
+	speaker                  *speakerAdapter
 	// confidence maps word posteriors to confidences; nil reports the
 	// posteriors (Config.DisableConfidenceCalibration).
 	confidence *ConfidenceMap
@@ -119,23 +119,30 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 	if !cfg.DisableNarrowbandMLLR {
 		for _, x := range []struct {
 			m    *MLLR
-			nb   *narrowbandType
+			path *string
 			name string
-		}{{mllr, &t.mapped, "mapped"}, {unmapped, &t.unmapped, "unmapped"}} {
+		}{{mllr, &t.mappedMLLRPath, "mapped.mllr"}, {unmapped, &t.unmappedMLLRPath, "unmapped.mllr"}} {
 			if x.m == nil {
 				continue
+			}
+			if x.m.Classes != 1 {
+				// PocketSphinx applies the first class to every Gaussian.
+				os.RemoveAll(dir)
+				return nil, fmt.Errorf("sphinx: the narrowband MLLR transform has %d classes; the decoder applies one", x.m.Classes)
 			}
 			// Checked before the decoders load, which takes seconds.
 			if err := x.m.checkStreams(modelStreams); err != nil {
 				os.RemoveAll(dir)
 				return nil, fmt.Errorf("sphinx: the narrowband MLLR transform does not fit the model: %w", err)
 			}
-			if *x.nb, err = newNarrowbandType(x.m, hmm, dir, x.name); err != nil {
+			*x.path = filepath.Join(dir, x.name)
+			if err := os.WriteFile(*x.path, x.m.Format(), 0o600); err != nil {
 				os.RemoveAll(dir)
-				return nil, err
+				return nil, fmt.Errorf("sphinx: writing the MLLR transform: %w", err)
 			}
 			transforms = append(transforms, x.m)
 		}
+		t.mappedMLLR, t.unmappedMLLR = mllr, unmapped
 	}
 	if cfg.SpeakerAdaptation {
 		tools := cfg.SphinxTrainDir
@@ -248,7 +255,7 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 		return nil, fmt.Errorf("sphinx: the model's cepstra have %d values; its MLLR transforms are for %d", dim, modelStreams[0])
 	}
 	log.Info("sphinx decoders ready", "decoders", cfg.Decoders, "domain_lm_weight", max(cfg.DomainLMWeight, 0),
-		"narrowband_map", t.narrow != nil, "narrowband_mllr", t.mapped.classes(), "narrowband_unmapped_mllr", t.unmapped.classes(), "elapsed_ms", time.Since(start).Milliseconds())
+		"narrowband_map", t.narrow != nil, "narrowband_mllr", t.mappedMLLRPath != "", "narrowband_unmapped_mllr", t.unmappedMLLRPath != "", "elapsed_ms", time.Since(start).Milliseconds())
 	return t, nil
 }
 
@@ -372,15 +379,15 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 	defer func() { t.pool <- d }()
 	// The acoustic model's adaptation for this channel (none for wideband),
 	// then the job's keyterms on the language model side.
-	var nb narrowbandType
+	mllr, base := "", (*MLLR)(nil)
 	switch {
 	case rate > NarrowbandRate:
 	case mappedChannel(weight):
-		nb = t.mapped
+		mllr, base = t.mappedMLLRPath, t.mappedMLLR
 	default:
-		nb = t.unmapped
+		mllr, base = t.unmappedMLLRPath, t.unmappedMLLR
 	}
-	if err := d.setModel(nb.meansPath, nb.mllrPath, t.identityPath); err != nil {
+	if err := d.setMLLR(mllr, t.identityPath); err != nil {
 		return nil, nil, err
 	}
 	var report *callscribe.KeytermsReport
@@ -468,11 +475,11 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 			return nil, nil, err
 		}
 		if len(warped) > 0 {
-			if err := t.chooseWarp(ctx, d, ch, passes, warped, nb); err != nil {
+			if err := t.chooseWarp(ctx, d, ch, passes, warped, mllr); err != nil {
 				return nil, nil, err
 			}
 		}
-		if err := t.adaptAndDecode(ctx, d, ch, passes, nb); err != nil {
+		if err := t.adaptAndDecode(ctx, d, ch, passes, base, mllr); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -522,14 +529,14 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 // or whose adaptation failed in SphinxTrain, is decoded again with its
 // channel type's transform: adaptation improves a transcript, and losing one
 // to it would be worse.
-func (t *Transcriber) adaptAndDecode(ctx context.Context, d *decoder, ch int, passes []regionPass, nb narrowbandType) (err error) {
+func (t *Transcriber) adaptAndDecode(ctx context.Context, d *decoder, ch int, passes []regionPass, base *MLLR, basePath string) (err error) {
 	start := time.Now()
-	align := nb.mllrPath
+	align := basePath
 	var adapted speakerModel
 	redecode := confidentShare(passes, t.speaker.minPosterior) < speakerRedecodeBelow
 	rounds := 0
 	for rounds < t.speaker.rounds {
-		model, dir, err := t.speaker.estimate(ctx, passes, nb, align, modelStreams)
+		model, dir, err := t.speaker.estimate(ctx, passes, base, align, modelStreams)
 		if dir != "" {
 			// The transform aligns the next round's words, so its directory
 			// goes only when the channel is done.
@@ -548,7 +555,7 @@ func (t *Transcriber) adaptAndDecode(ctx context.Context, d *decoder, ch int, pa
 		rounds++
 		align, adapted = model.path, model
 		if redecode && rounds < t.speaker.rounds {
-			if err := d.setModel(nb.meansPath, model.path, t.identityPath); err != nil {
+			if err := d.setMLLR(model.path, t.identityPath); err != nil {
 				return err
 			}
 			if err := quickPass(ctx, d, passes); err != nil {
@@ -563,12 +570,7 @@ func (t *Transcriber) adaptAndDecode(ctx context.Context, d *decoder, ch int, pa
 		t.log.Warn("sphinx speaker adaptation's class transforms failed; the channel is decoded with its one transform", "channel", ch, "error", err)
 	}
 	if adapted.path != "" {
-		means := adapted.means
-		if means == "" {
-			// The speaker's one transform acts on the channel type's means.
-			means = nb.meansPath
-		}
-		if err := d.setModel(means, adapted.decodePath, t.identityPath); err != nil {
+		if err := d.setModel(adapted.means, adapted.decodePath, t.identityPath); err != nil {
 			return err
 		}
 	}
@@ -626,13 +628,13 @@ func (t *Transcriber) fitChannelDomainWeight(d *decoder, ch int, passes []region
 }
 
 // chooseWarp replaces the channel's features with the warped ones its
-// first-pass words align to best, aligned with the channel type's model
-// (warp.go). A channel whose choice failed in SphinxTrain keeps
+// first-pass words align to best, aligned with the channel type's transform
+// at basePath (warp.go). A channel whose choice failed in SphinxTrain keeps
 // its unwarped features.
-func (t *Transcriber) chooseWarp(ctx context.Context, d *decoder, ch int, passes []regionPass, warped [][]regionPass, nb narrowbandType) error {
+func (t *Transcriber) chooseWarp(ctx context.Context, d *decoder, ch int, passes []regionPass, warped [][]regionPass, basePath string) error {
 	start := time.Now()
 	candidates := append([][]regionPass{passes}, warped...)
-	best, perFrame, err := t.speaker.chooseWarp(ctx, candidates, nb, modelStreams[0])
+	best, perFrame, err := t.speaker.chooseWarp(ctx, candidates, basePath, modelStreams[0])
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()

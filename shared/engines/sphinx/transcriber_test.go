@@ -254,7 +254,7 @@ func TestStereoTelephoneCall(t *testing.T) {
 	// with the WAV's. One more decoding checks both: the MP3 (the WAV when
 	// sox cannot write MP3) on a transcriber with AGENT_CHANNEL=1.
 	swapped := &Transcriber{cfg: tr.cfg, log: tr.log, pool: tr.pool, narrow: tr.narrow,
-		mapped: tr.mapped, unmapped: tr.unmapped, identityPath: tr.identityPath}
+		mappedMLLRPath: tr.mappedMLLRPath, unmappedMLLRPath: tr.unmappedMLLRPath, identityPath: tr.identityPath}
 	swapped.cfg.AgentChannel = 1
 	req2, noMP3 := callscribe.TranscriptionRequest{Audio: audio}, ""
 	if _, err := exec.LookPath("sox"); err == nil {

@@ -119,7 +119,7 @@ func TestChooseWarpPicksTheFeaturesTheWordsFit(t *testing.T) {
 		truth = append(truth, regionPass{cep: cep, words: words})
 		reversed = append(reversed, regionPass{cep: back, words: words})
 	}
-	best, perFrame, err := tr.speaker.chooseWarp(context.Background(), [][]regionPass{reversed, truth}, narrowbandType{}, modelStreams[0])
+	best, perFrame, err := tr.speaker.chooseWarp(context.Background(), [][]regionPass{reversed, truth}, "", modelStreams[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestChooseWarpPicksTheFeaturesTheWordsFit(t *testing.T) {
 	}
 	// A margin above the gap keeps candidate 0.
 	tr.speaker.warpMargin = perFrame[1] - perFrame[0] + 0.01
-	if best, _, err := tr.speaker.chooseWarp(context.Background(), [][]regionPass{reversed, truth}, narrowbandType{}, modelStreams[0]); err != nil || best != 0 {
+	if best, _, err := tr.speaker.chooseWarp(context.Background(), [][]regionPass{reversed, truth}, "", modelStreams[0]); err != nil || best != 0 {
 		t.Errorf("with a margin above the gap: best %d (%v), want 0", best, err)
 	}
 }

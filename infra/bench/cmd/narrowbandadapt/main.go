@@ -14,7 +14,7 @@
 //
 // Usage:
 //
-//	narrowbandadapt [-out FILE] [-work DIR] [-method mllr|map] [-features engine|plain] [-voices mapped|unmapped|LIST] [-classes one|broad|phone]
+//	narrowbandadapt [-out FILE] [-work DIR] [-method mllr|map] [-features engine|plain] [-voices mapped|unmapped|LIST]
 //
 // The model files SphinxTrain needs and PocketSphinx's package does not ship
 // in that form are made from it: the model definition as text (PocketSphinx's
@@ -63,8 +63,6 @@ func main() {
 	// estimated with it on.
 	noiseRemoval := flag.Bool("noise-removal", true, "compute the training cepstra with PocketSphinx's noise removal on, as the shipped transforms were estimated")
 	lineList := flag.String("lines", "", "telephone lines the readings pass through in turn, comma-separated (as narrowbandmap -lines; empty: none)")
-	classes := flag.String("classes", sphinx.ClassesOne, "-method mllr: one transform (one), one per broad phonetic class (broad: silence, sonorants, obstruents) or one per base phone (phone)")
-	classPrior := flag.Float64("class-prior", 200, "frames pulling each class's transform towards the one-class transform (-classes broad or phone)")
 	reuse := flag.Bool("reuse-stats", false, "reuse the Baum-Welch statistics of an earlier run with the same -features and -voices (skips features and bw)")
 	flag.Parse()
 	lines, err := speechdata.ParseLines(*lineList)
@@ -113,24 +111,12 @@ func main() {
 		tmp := filepath.Join(*work, "mllr_matrix-"+*features)
 		logPath := filepath.Join(*work, "mllr_solve-"+*features+".log")
 		fmt.Fprintf(os.Stderr, "narrowbandadapt: mllr_solve (log %s)\n", logPath)
-		global, err := sphinx.SolveMLLR(context.Background(), *tools, base, accum, tmp, logPath)
-		if err != nil {
+		if _, err := sphinx.SolveMLLR(context.Background(), *tools, base, accum, tmp, logPath); err != nil {
 			fatal(err)
 		}
-		m, frames, err := sphinx.ClassTransformFromStats(base, accum, global, *classes, *classPrior)
+		b, err := os.ReadFile(tmp)
 		if err != nil {
 			fatal(err)
-		}
-		if m.Classes > 1 {
-			fmt.Fprintf(os.Stderr, "narrowbandadapt: %d classes (%s), frames %.0f\n", m.Classes, *classes, frames)
-			desc += fmt.Sprintf("; %s classes, prior %g frames", *classes, *classPrior)
-		}
-		// One class is mllr_solve's file as it wrote it.
-		b := m.Format()
-		if m.Classes == 1 {
-			if b, err = os.ReadFile(tmp); err != nil {
-				fatal(err)
-			}
 		}
 		// The engine's reader stops after the numbers, so a trailing comment
 		// line records what the transform was estimated on.
