@@ -132,6 +132,11 @@ type Config struct {
 	// adaptation's first pass) keeps active per frame; 0 leaves it at the
 	// decoder's -maxhmmpf.
 	QuickSearchMaxHMMs int
+	// LineQuickSearchMaxHMMs caps the HMMs the first pass keeps active per
+	// frame on a telephone-band channel with a line's noise floor (speech
+	// under DefaultLineFloorBelowDB over it; linesearch.go); 0 means
+	// DefaultLineQuickSearchMaxHMMs, negative no cap.
+	LineQuickSearchMaxHMMs int
 	// ExtraArgs are appended to the decoder's arguments (tuning, benches).
 	ExtraArgs []string
 	Logger    *slog.Logger

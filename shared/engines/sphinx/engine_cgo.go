@@ -33,24 +33,36 @@ static cmd_ln_t *parse_fe_args(int argc, char **argv) {
 // first pass, whose words only choose which frames the speaker's transform is
 // estimated on.
 #define QUICK_SEARCH "quick"
+// LINE_QUICK_SEARCH is the quick search with fewer HMMs kept active per
+// frame, for the first pass of a channel with a line's noise floor
+// (transcriber_cgo.go says why).
+#define LINE_QUICK_SEARCH "quick-line"
+
+// add_quick_search builds a quick search over lm under name, keeping at most
+// maxhmmpf HMMs active per frame (the decoder's -maxhmmpf when 0).
+static int add_quick_search(ps_decoder_t *ps, const char *name, ngram_model_t *lm, long maxhmmpf) {
+	cmd_ln_t *config = ps_get_config(ps);
+	long fwdflat = cmd_ln_int_r(config, "-fwdflat");
+	long full_maxhmmpf = cmd_ln_int_r(config, "-maxhmmpf");
+	cmd_ln_set_int_r(config, "-fwdflat", 0);
+	if (maxhmmpf > 0) cmd_ln_set_int_r(config, "-maxhmmpf", maxhmmpf);
+	int rc = ps_set_lm(ps, name, lm);
+	cmd_ln_set_int_r(config, "-fwdflat", fwdflat);
+	cmd_ln_set_int_r(config, "-maxhmmpf", full_maxhmmpf);
+	return rc;
+}
 
 // set_searches makes lm the decoder's full search under name, with the quick
-// search beside it when quick is set, and activates the full one. The quick
-// search is built first: building an n-gram search without the flat-lexicon
-// pass fixes the size of the acoustic model's feature buffer, which the full
-// search's second pass needs to grow, and building the full search after it
+// search beside it when quick is set (and the line's quick search when
+// line_maxhmmpf is above 0), and activates the full one. The quick searches
+// are built first: building an n-gram search without the flat-lexicon pass
+// fixes the size of the acoustic model's feature buffer, which the full
+// search's second pass needs to grow, and building the full search after them
 // lets it grow again.
-static int set_searches(ps_decoder_t *ps, const char *name, ngram_model_t *lm, int quick, long quick_maxhmmpf) {
+static int set_searches(ps_decoder_t *ps, const char *name, ngram_model_t *lm, int quick, long quick_maxhmmpf, long line_maxhmmpf) {
 	if (quick) {
-		cmd_ln_t *config = ps_get_config(ps);
-		long fwdflat = cmd_ln_int_r(config, "-fwdflat");
-		long maxhmmpf = cmd_ln_int_r(config, "-maxhmmpf");
-		cmd_ln_set_int_r(config, "-fwdflat", 0);
-		if (quick_maxhmmpf > 0) cmd_ln_set_int_r(config, "-maxhmmpf", quick_maxhmmpf);
-		int rc = ps_set_lm(ps, QUICK_SEARCH, lm);
-		cmd_ln_set_int_r(config, "-fwdflat", fwdflat);
-		cmd_ln_set_int_r(config, "-maxhmmpf", maxhmmpf);
-		if (rc < 0) return -1;
+		if (add_quick_search(ps, QUICK_SEARCH, lm, quick_maxhmmpf) < 0) return -1;
+		if (line_maxhmmpf > 0 && add_quick_search(ps, LINE_QUICK_SEARCH, lm, line_maxhmmpf) < 0) return -4;
 	}
 	if (ps_set_lm(ps, name, lm) < 0) return -2;
 	return ps_set_search(ps, name) < 0 ? -3 : 0;
@@ -62,14 +74,14 @@ static int set_searches(ps_decoder_t *ps, const char *name, ngram_model_t *lm, i
 // their own references to it. *mix is the set (NULL without a domain LM): each
 // search wraps the LM it is given in a set of its own, so the set is not what
 // ps_get_lm returns, and it stays alive as long as the searches do.
-static int mix_lm(ps_decoder_t *ps, const char *stock_path, const char *domain_path, float domain_weight, int quick, long quick_maxhmmpf, ngram_model_t **mix) {
+static int mix_lm(ps_decoder_t *ps, const char *stock_path, const char *domain_path, float domain_weight, int quick, long quick_maxhmmpf, long line_maxhmmpf, ngram_model_t **mix) {
 	*mix = NULL;
 	cmd_ln_t *config = ps_get_config(ps);
 	logmath_t *lmath = ps_get_logmath(ps);
 	ngram_model_t *stock = ngram_model_read(config, stock_path, NGRAM_AUTO, lmath);
 	if (stock == NULL) return -1;
 	if (domain_path[0] == '\0') {
-		int rc = set_searches(ps, "stock", stock, quick, quick_maxhmmpf);
+		int rc = set_searches(ps, "stock", stock, quick, quick_maxhmmpf, line_maxhmmpf);
 		ngram_model_free(stock);
 		return rc < 0 ? rc - 10 : 0;
 	}
@@ -80,7 +92,7 @@ static int mix_lm(ps_decoder_t *ps, const char *stock_path, const char *domain_p
 	float32 weights[2] = {1.0f - domain_weight, domain_weight};
 	ngram_model_t *set = ngram_model_set_init(config, models, names, weights, 2);
 	if (set == NULL) { ngram_model_free(models[0]); ngram_model_free(models[1]); return -3; }
-	int rc = set_searches(ps, "mixed", set, quick, quick_maxhmmpf);
+	int rc = set_searches(ps, "mixed", set, quick, quick_maxhmmpf, line_maxhmmpf);
 	if (rc == 0) *mix = set;
 	ngram_model_free(set);
 	return rc < 0 ? rc - 10 : 0;
@@ -253,6 +265,8 @@ type decoder struct {
 	// mix is the stock and domain LMs' interpolated set every search scores
 	// with (nil without a domain LM; lmmix_cgo.go re-weights it).
 	mix *C.ngram_model_t
+	// lineQuick says the decoder has the line's quick search.
+	lineQuick bool
 	// warps are front ends like the decoder's own with their frequencies
 	// warped, one per factor speaker adaptation tries (warp.go).
 	warps []warpedFrontEnd
@@ -340,13 +354,19 @@ func (d *decoder) denoisedCepstra(samples []int16) ([]float32, error) {
 	return feCepstra(d.denoised, samples)
 }
 
-// quickSearch names the decoder's quick search (see set_searches above).
-const quickSearch = "quick"
+// quickSearch and lineQuickSearch name the decoder's quick searches (see
+// set_searches above).
+const (
+	quickSearch     = "quick"
+	lineQuickSearch = "quick-line"
+)
 
 // newDecoder loads a decoder over the stock LM interpolated with the domain LM
 // (the stock LM alone when domainLM is "" or its weight is 0), with the quick
-// search beside the full one when quick is set.
-func newDecoder(args []string, stockLM, domainLM string, domainWeight float64, quick bool, quickMaxHMMs int) (*decoder, error) {
+// search beside the full one when quick is set, keeping at most quickMaxHMMs
+// HMMs active per frame (0: the decoder's -maxhmmpf), and the line's quick
+// search beside them when lineMaxHMMs is above 0.
+func newDecoder(args []string, stockLM, domainLM string, domainWeight float64, quick bool, quickMaxHMMs, lineMaxHMMs int) (*decoder, error) {
 	quiet()
 	argv, free := cArgs(args)
 	defer free()
@@ -377,10 +397,14 @@ func newDecoder(args []string, stockLM, domainLM string, domainWeight float64, q
 	cs, cd := C.CString(stockLM), C.CString(domainLM)
 	defer C.free(unsafe.Pointer(cs))
 	defer C.free(unsafe.Pointer(cd))
-	if rc := C.mix_lm(ps, cs, cd, C.float(domainWeight), q, C.long(quickMaxHMMs), &d.mix); rc < 0 {
+	if !quick {
+		lineMaxHMMs = 0
+	}
+	if rc := C.mix_lm(ps, cs, cd, C.float(domainWeight), q, C.long(quickMaxHMMs), C.long(max(lineMaxHMMs, 0)), &d.mix); rc < 0 {
 		d.close()
 		return nil, fmt.Errorf("sphinx: building the decoder's searches failed (step %d)", int(rc))
 	}
+	d.lineQuick = lineMaxHMMs > 0
 	return d, nil
 }
 

@@ -223,7 +223,7 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 	args = append(args, cfg.ExtraArgs...)
 	start := time.Now()
 	for i := 0; i < cfg.Decoders; i++ {
-		d, err := newDecoder(args, stock, domain, cfg.DomainLMWeight, t.speaker != nil, cfg.QuickSearchMaxHMMs)
+		d, err := newDecoder(args, stock, domain, cfg.DomainLMWeight, t.speaker != nil, cfg.QuickSearchMaxHMMs, lineQuickMaxHMMs(cfg))
 		if err != nil {
 			t.Close()
 			return nil, err
@@ -413,8 +413,9 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 	// always decoded again on the full search (adaptAndDecode).
 	adapt := t.speaker != nil && rate <= NarrowbandRate
 	full := d.activeSearch()
+	quick := firstPassSearch(rate, in.speechOverFloor, d.lineQuick)
 	if adapt {
-		if err := d.useSearch(quickSearch); err != nil {
+		if err := d.useSearch(quick); err != nil {
 			return nil, nil, err
 		}
 		// On every path the decoder goes back to the pool on its full search
@@ -479,7 +480,7 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 				return nil, nil, err
 			}
 		}
-		if err := t.adaptAndDecode(ctx, d, ch, passes, base, mllr); err != nil {
+		if err := t.adaptAndDecode(ctx, d, ch, passes, base, mllr, quick); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -529,7 +530,7 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 // or whose adaptation failed in SphinxTrain, is decoded again with its
 // channel type's transform: adaptation improves a transcript, and losing one
 // to it would be worse.
-func (t *Transcriber) adaptAndDecode(ctx context.Context, d *decoder, ch int, passes []regionPass, base *MLLR, basePath string) (err error) {
+func (t *Transcriber) adaptAndDecode(ctx context.Context, d *decoder, ch int, passes []regionPass, base *MLLR, basePath, quick string) (err error) {
 	start := time.Now()
 	align := basePath
 	var adapted speakerModel
@@ -558,7 +559,7 @@ func (t *Transcriber) adaptAndDecode(ctx context.Context, d *decoder, ch int, pa
 			if err := d.setMLLR(model.path, t.identityPath); err != nil {
 				return err
 			}
-			if err := quickPass(ctx, d, passes); err != nil {
+			if err := quickPass(ctx, d, passes, quick); err != nil {
 				return err
 			}
 		}
@@ -589,12 +590,12 @@ func (t *Transcriber) adaptAndDecode(ctx context.Context, d *decoder, ch int, pa
 	}
 	loggedWeight, elapsed := math.Round(1000*domainWeight)/1000, time.Since(start).Milliseconds()
 	if adapted.path != "" {
-		t.log.Debug("sphinx speaker adaptation", "channel", ch, "rounds", rounds, "redecoded", redecode, "variance_scale", adapted.scale, "classes", max(t.speaker.classes, 1), "class_frames", adapted.classFrames, "domain_lm_weight", loggedWeight, "elapsed_ms", elapsed)
+		t.log.Debug("sphinx speaker adaptation", "channel", ch, "rounds", rounds, "redecoded", redecode, "variance_scale", adapted.scale, "classes", max(t.speaker.classes, 1), "class_frames", adapted.classFrames, "domain_lm_weight", loggedWeight, "first_pass_search", quick, "elapsed_ms", elapsed)
 	} else {
 		// No transform (too few words, no confident run to align, or
 		// SphinxTrain failed, warned above): decoded again on the full
 		// search, still at the weight its words fit.
-		t.log.Debug("sphinx speaker adaptation skipped", "channel", ch, "words", wordCount(passes), "min_words", speakerMinWords, "domain_lm_weight", loggedWeight, "elapsed_ms", elapsed)
+		t.log.Debug("sphinx speaker adaptation skipped", "channel", ch, "words", wordCount(passes), "min_words", speakerMinWords, "domain_lm_weight", loggedWeight, "first_pass_search", quick, "elapsed_ms", elapsed)
 	}
 	return nil
 }
@@ -659,11 +660,11 @@ func (t *Transcriber) chooseWarp(ctx context.Context, d *decoder, ch int, passes
 	return nil
 }
 
-// quickPass decodes every region again on the decoder's quick search and
-// goes back to the active one.
-func quickPass(ctx context.Context, d *decoder, passes []regionPass) error {
+// quickPass decodes every region again on the decoder's quick search named
+// quick and goes back to the active one.
+func quickPass(ctx context.Context, d *decoder, passes []regionPass, quick string) error {
 	full := d.activeSearch()
-	if err := d.useSearch(quickSearch); err != nil {
+	if err := d.useSearch(quick); err != nil {
 		return err
 	}
 	err := decodePasses(ctx, d, passes)

@@ -1,0 +1,75 @@
+//go:build cgo
+
+package sphinx
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/callscribe/callscribe/shared/callscribe"
+)
+
+// firstPassSearches reads which quick search each channel's first pass ran
+// on, from speaker adaptation's debug lines.
+func firstPassSearches(t *testing.T, logs *bytes.Buffer) map[int]string {
+	t.Helper()
+	out := map[int]string{}
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if !strings.Contains(l, `"msg":"sphinx speaker adaptation`) {
+			continue
+		}
+		var line struct {
+			Channel int    `json:"channel"`
+			Search  string `json:"first_pass_search"`
+		}
+		if err := json.Unmarshal([]byte(l), &line); err != nil {
+			t.Fatal(err)
+		}
+		out[line.Channel] = line.Search
+	}
+	return out
+}
+
+// In a call whose one leg is clean and whose other carries the same talker
+// under noise 35 dB down (a line's floor), only the noisy leg's first pass
+// runs on the capped search, and it is still recognised; with the cap turned
+// off both run on the full quick search.
+func TestLineChannelsTakeTheCappedFirstPass(t *testing.T) {
+	needSphinxTrain(t)
+	t.Parallel()
+	const rate = 8000
+	clean, noisy := cleanAndNoisyTrack(t, rate, 35, 3)
+	audio := wavOf(t, rate, clean, noisy)
+	transcribe := func(cfg Config) (map[int]string, map[int]string) {
+		t.Helper()
+		logs := new(bytes.Buffer)
+		cfg.Decoders, cfg.SpeakerAdaptation = 1, true
+		cfg.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		tr, err := NewTranscriber(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tr.Close()
+		res, err := tr.Transcribe(context.Background(), callscribe.TranscriptionRequest{Audio: audio})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return firstPassSearches(t, logs), speakerTexts(res)
+	}
+	searches, texts := transcribe(Config{})
+	if searches[0] != quickSearch || searches[1] != lineQuickSearch {
+		t.Errorf("first passes %v, want the clean leg on %q and the noisy one on %q", searches, quickSearch, lineQuickSearch)
+	}
+	for ch, text := range texts {
+		if w := wer(shortLine, text); w > 0.3 {
+			t.Errorf("channel %d: %q (WER %.0f%%)", ch, text, 100*w)
+		}
+	}
+	if searches, _ := transcribe(Config{LineQuickSearchMaxHMMs: -1}); searches[0] != quickSearch || searches[1] != quickSearch {
+		t.Errorf("with the cap off, first passes %v, want both on %q", searches, quickSearch)
+	}
+}
