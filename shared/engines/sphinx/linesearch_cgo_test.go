@@ -4,13 +4,9 @@ package sphinx
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"log/slog"
 	"strings"
 	"testing"
-
-	"github.com/callscribe/callscribe/shared/callscribe"
 )
 
 // firstPassSearches reads which quick search each channel's first pass ran
@@ -46,18 +42,8 @@ func TestLineChannelsTakeTheCappedFirstPass(t *testing.T) {
 	audio := wavOf(t, rate, clean, noisy)
 	transcribe := func(cfg Config) (map[int]string, map[int]string) {
 		t.Helper()
-		logs := new(bytes.Buffer)
-		cfg.Decoders, cfg.SpeakerAdaptation = 1, true
-		cfg.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-		tr, err := NewTranscriber(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer tr.Close()
-		res, err := tr.Transcribe(context.Background(), callscribe.TranscriptionRequest{Audio: audio})
-		if err != nil {
-			t.Fatal(err)
-		}
+		cfg.SpeakerAdaptation = true
+		res, logs := transcribeWithLogs(t, cfg, audio)
 		return firstPassSearches(t, logs), speakerTexts(res)
 	}
 	searches, texts := transcribe(Config{})
