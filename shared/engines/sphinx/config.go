@@ -132,10 +132,10 @@ type Config struct {
 	// adaptation's first pass) keeps active per frame; 0 leaves it at the
 	// decoder's -maxhmmpf.
 	QuickSearchMaxHMMs int
-	// LineQuickSearchMaxHMMs caps the HMMs the first pass keeps active per
-	// frame on a telephone-band channel with a line's noise floor (speech
-	// under DefaultLineFloorBelowDB over it; linesearch.go); 0 means
-	// DefaultLineQuickSearchMaxHMMs, negative no cap.
+	// LineQuickSearchMaxHMMs, when above 0, caps the HMMs the first pass
+	// keeps active per frame on a telephone-band channel with a line's noise
+	// floor (speech under DefaultLineFloorBelowDB over it): less CPU for a
+	// few words (linesearch.go). 0, the default, caps nothing.
 	LineQuickSearchMaxHMMs int
 	// ExtraArgs are appended to the decoder's arguments (tuning, benches).
 	ExtraArgs []string

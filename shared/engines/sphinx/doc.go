@@ -53,8 +53,8 @@
 // With speaker adaptation on (Config.SpeakerAdaptation; the local stack's
 // default) each telephone channel is decoded twice (speaker_cgo.go). A quick
 // first pass (the forward-tree search alone, without the flat-lexicon pass;
-// on a channel with a line's noise floor also with fewer HMMs kept active per
-// frame, linesearch.go) finds words; the runs of them heard with confidence are aligned to the
+// optionally, on a channel with a line's noise floor, also with fewer HMMs
+// kept active per frame: linesearch.go) finds words; the runs of them heard with confidence are aligned to the
 // channel's own features by SphinxTrain's bw (with the channel type's transform
 // applied, and a dictionary of only those words: pronunciations.go),
 // mllr_solve estimates a transform for this speaker from that alignment

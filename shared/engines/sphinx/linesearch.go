@@ -2,40 +2,34 @@ package sphinx
 
 // A telephone line's noise keeps the decoder's search busy: in noise more
 // hypotheses score alike, so more of them survive each frame's pruning, and a
-// line's channel cost about 1.7 times a clean one's CPU, most of it in the two
+// line's channel costs about 1.7 times a clean one's CPU, most of it in the two
 // decodes speaker adaptation makes (the first pass and the last). The first
 // pass's words only choose which frames the speaker's transform is estimated
-// on, so on such a channel it runs on a quick search that keeps fewer HMMs
-// active per frame. Measured on the dev split (infra/bench/README.md), the
-// cap costs a line nothing and saves a third of its first pass's CPU: the
-// tuned voices through the line read 181 -> 174 errors, the formant voices
-// 358 -> 352. On clean channels the same cap cost the formant voices 21
-// words: their first pass is poor already, and a narrower one chooses worse
-// frames. So only channels with a line's floor take it, and the last decode
-// always runs on the full search.
+// on, so Config.LineQuickSearchMaxHMMs can run it, on channels with a line's
+// noise floor, on a quick search that keeps fewer HMMs active per frame; the
+// last decode always runs on the full search, and clean channels keep the full
+// quick search (a cap there cost the formant voices' clean first pass 21 words
+// on dev).
+//
+// It is off by default. With 2,000 HMMs (PocketSphinx's own -maxhmmpf is
+// 30,000) the dev split's lines read 15 words better and took 15-35% less CPU,
+// but the test split, read once after that choice, lost words: the tuned
+// voices through the line 337 -> 336 errors, the formant voices 809 -> 831,
+// and the real speech (LibriVox through the line) 30 -> 35 of 71, whose
+// adapted clips were aligned to a worse first pass. The CPU saving held there
+// (real-time factor per channel 0.33 -> 0.18 and 0.42 -> 0.26), so a
+// deployment that pays for CPU before accuracy can turn it on
+// (infra/bench/README.md has the figures).
 
-const (
-	// DefaultLineQuickSearchMaxHMMs is the HMMs a line's first pass keeps
-	// active per frame (PocketSphinx's own -maxhmmpf is 30,000).
-	DefaultLineQuickSearchMaxHMMs = 2000
-	// DefaultLineFloorBelowDB is the speech-over-floor level (dB) under which
-	// a telephone-band channel has a line's noise floor: the lines read 31-47
-	// dB over theirs (GSM and a quieter talker included), noisier ones less,
-	// clean audio 66 dB and up (the same gate as the energy spread's,
-	// energyspread.go).
-	DefaultLineFloorBelowDB = 50
-)
+// DefaultLineFloorBelowDB is the speech-over-floor level (dB) under which a
+// telephone-band channel has a line's noise floor: the lines read 31-47 dB
+// over theirs (GSM and a quieter talker included), noisier ones less, clean
+// audio 66 dB and up (the same gate as the energy spread's, energyspread.go).
+const DefaultLineFloorBelowDB = 50
 
 // lineQuickMaxHMMs is the cap of the line's quick search, or 0 for none.
 func lineQuickMaxHMMs(cfg Config) int {
-	switch {
-	case cfg.LineQuickSearchMaxHMMs < 0:
-		return 0
-	case cfg.LineQuickSearchMaxHMMs == 0:
-		return DefaultLineQuickSearchMaxHMMs
-	default:
-		return cfg.LineQuickSearchMaxHMMs
-	}
+	return max(cfg.LineQuickSearchMaxHMMs, 0)
 }
 
 // firstPassSearch names the quick search a channel at rate whose speech lies

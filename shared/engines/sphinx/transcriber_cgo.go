@@ -219,8 +219,8 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 	// search that speaker adaptation's first pass runs on leaves out the
 	// flat-lexicon pass (engine_cgo.go); narrowing its beams as well (-beam
 	// and -pbeam 1e-40, -wbeam 1e-24, -maxhmmpf 10000) cost the dev split 18
-	// words on clean calls. A line's channel has a quick search of its own
-	// with fewer HMMs (linesearch.go).
+	// words on clean calls. A line's channel can have a quick search of its
+	// own with fewer HMMs (linesearch.go).
 	args = append(args, cfg.ExtraArgs...)
 	start := time.Now()
 	for i := 0; i < cfg.Decoders; i++ {

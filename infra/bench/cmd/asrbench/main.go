@@ -87,7 +87,7 @@ func main() {
 	energySpreadBelow := flag.Float64("energy-spread-below", 0, "stretch each region's c0 spread half way to real speech's, when narrower, on the 8 kHz channels whose speech lies less than this many dB above their noise floor (0 default, negative: none)")
 	extra := flag.String("args", "", "extra decoder arguments, space separated")
 	keepEcho := flag.Bool("keep-echo", false, "leave each channel's echo of the other in its regions")
-	lineMaxHMMs := flag.Int("line-quick-maxhmmpf", 0, "HMMs the first pass keeps active per frame on channels with a line's noise floor (0: the engine's default, negative: no cap)")
+	lineMaxHMMs := flag.Int("line-quick-maxhmmpf", 0, "HMMs the first pass keeps active per frame on channels with a line's noise floor (0: no cap, the engine's default)")
 	quickMaxHMMs := flag.Int("quick-maxhmmpf", 0, "HMMs the quick (first-pass) search keeps active per frame (0: the decoder's -maxhmmpf)")
 	mapFile := flag.String("narrowband-map", "", "feature map for 8 kHz audio (default: the built-in one)")
 	noMap := flag.Bool("no-narrowband-map", false, "decode 8 kHz audio without the narrowband feature map")
