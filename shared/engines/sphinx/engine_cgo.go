@@ -35,7 +35,7 @@ static cmd_ln_t *parse_fe_args(int argc, char **argv) {
 #define QUICK_SEARCH "quick"
 // LINE_QUICK_SEARCH is the quick search with fewer HMMs kept active per
 // frame, for the first pass of a channel with a line's noise floor
-// (transcriber_cgo.go says why).
+// (linesearch.go says why; built only when that setting is on).
 #define LINE_QUICK_SEARCH "quick-line"
 
 // add_quick_search builds a quick search over lm under name, keeping at most
