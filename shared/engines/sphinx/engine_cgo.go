@@ -400,7 +400,7 @@ func newDecoder(args []string, stockLM, domainLM string, domainWeight float64, q
 	if !quick {
 		lineMaxHMMs = 0
 	}
-	if rc := C.mix_lm(ps, cs, cd, C.float(domainWeight), q, C.long(quickMaxHMMs), C.long(max(lineMaxHMMs, 0)), &d.mix); rc < 0 {
+	if rc := C.mix_lm(ps, cs, cd, C.float(domainWeight), q, C.long(quickMaxHMMs), C.long(lineMaxHMMs), &d.mix); rc < 0 {
 		d.close()
 		return nil, fmt.Errorf("sphinx: building the decoder's searches failed (step %d)", int(rc))
 	}

@@ -24,8 +24,9 @@ package sphinx
 // DefaultLineFloorBelowDB is the speech-over-floor level (dB) under which a
 // telephone-band channel has a line's noise floor: the lines read 31-47 dB
 // over theirs (GSM and a quieter talker included), noisier ones less, clean
-// audio 66 dB and up (the same gate as the energy spread's, energyspread.go).
-const DefaultLineFloorBelowDB = 50
+// audio 66 dB and up. It is the energy spread's gate (energyspread.go), which
+// tells the same channels apart.
+const DefaultLineFloorBelowDB = DefaultEnergySpreadBelowDB
 
 // lineQuickMaxHMMs is the cap of the line's quick search, or 0 for none.
 func lineQuickMaxHMMs(cfg Config) int {
