@@ -12,6 +12,9 @@
 #                        test: en-us+steph + en-us+m7
 #               librivox the pocketsphinx-testdata LibriVox clips (real read
 #                        speech, 16 kHz, resampled to 8 kHz)
+#               prompts  the Asterisk PBX's English prompts (asterisk-core-sounds-en-wav:
+#                        one real woman's voice recorded for phones, 8 kHz), laid
+#                        into two-leg calls by infra/bench/cmd/promptset
 #   lines       infra/bench/internal/telephone (go run ./infra/bench/cmd/linesim -list):
 #               clean, band, mulaw, alaw, gsm, line (band + mu-law + pink
 #               noise 35 dB below the speech), noise30/20/10, quiet, clipped,
@@ -23,9 +26,11 @@
 # the dev calls the engine's other choices were made on). test: the 22
 # evaluation dialogues (testdata/dialogues) under other lines and voices;
 # engine changes are chosen on dev and the test split is read once after a
-# choice. The LibriVox clips are the only real speech here, five clips in
-# all: dev reads them through mu-law, test clean and through "line" (the same
-# speakers and text, so the LibriVox rows are not held out).
+# choice. Real speech: the five LibriVox clips are read on both splits (the
+# same speaker and text, so their rows are not held out), dev through mu-law,
+# test clean and through "line"; the prompts, a voice engine changes may be
+# chosen on, only on dev, so that the reader the test split reads is one no
+# choice has seen.
 #
 # Environment: ASR_SPLIT (dev|test, default test), ASR_CONDITIONS (a subset of
 # the split's conditions, e.g. "tuned/line espeak/clean"), ASR_ARGS (extra
@@ -40,11 +45,12 @@ cd "$(dirname "$0")/../.."
 SPLIT=${ASR_SPLIT:-test}
 CACHE=.cache/asr-conditions
 LIBRIVOX=/usr/share/pocketsphinx/test/data/librivox
+PROMPTS=/usr/share/asterisk/sounds/en_US_f_Allison
 case $SPLIT in
 dev)
 	DIALOGUES=$(ls testdata/insights/call[0-9][0-9].txt | sort | head -n 12)
 	ESPEAK_AGENT=espeak:en-us+f5 ESPEAK_USER=espeak:en-us
-	DEFAULT="tuned/clean tuned/line tuned/mulaw tuned/gsm tuned/noise20 tuned/noise10 tuned/quiet tuned/clipped tuned/echo flite/clean espeak/clean espeak/line librivox/mulaw"
+	DEFAULT="tuned/clean tuned/line tuned/mulaw tuned/gsm tuned/noise20 tuned/noise10 tuned/quiet tuned/clipped tuned/echo flite/clean espeak/clean espeak/line librivox/mulaw prompts/clean prompts/line"
 	;;
 test)
 	DIALOGUES=$(ls testdata/dialogues/*.txt | sort)
@@ -64,6 +70,7 @@ mkdir -p "$CACHE/bin" "$OUT"
 go build -o "$CACHE/bin/synthcall" ./infra/bench/cmd/synthcall
 go build -o "$CACHE/bin/linesim" ./infra/bench/cmd/linesim
 go build -o "$CACHE/bin/asrbench" ./infra/bench/cmd/asrbench
+go build -o "$CACHE/bin/promptset" ./infra/bench/cmd/promptset
 
 voices() {
 	case $1 in
@@ -78,6 +85,22 @@ voices() {
 # at 8 kHz, then passed through the line; prints the directory.
 prepare() {
 	local set=$1 line=$2 base dir
+	if [[ $set == prompts ]]; then
+		base=$CACHE/prompts/base
+		dir=$CACHE/prompts/$line
+		[[ -f $base/prompts01.json ]] || "$CACHE/bin/promptset" -sounds "$PROMPTS" -out "$base" >&2
+		mkdir -p "$dir"
+		local w name
+		for w in "$base"/*.wav; do
+			name=$(basename "$w" .wav)
+			if [[ ! $dir/$name.wav -nt $w ]]; then
+				"$CACHE/bin/linesim" -condition "$line" -in "$w" -out "$dir/$name.wav"
+				cp "$base/$name.json" "$dir/$name.json"
+			fi
+		done
+		echo "$dir"
+		return
+	fi
 	if [[ $set == librivox ]]; then
 		base=$LIBRIVOX
 		dir=$CACHE/librivox/$line
@@ -112,6 +135,10 @@ for c in $CONDITIONS; do
 	set=${c%%/*} line=${c#*/}
 	if [[ $set == librivox && ! -d $LIBRIVOX ]]; then
 		echo "$c: $LIBRIVOX missing (install pocketsphinx-testdata)" >"$OUT/${set}_$line.txt"
+		continue
+	fi
+	if [[ $set == prompts && ! -d $PROMPTS ]]; then
+		echo "$c: $PROMPTS missing (install asterisk-core-sounds-en-wav)" >"$OUT/${set}_$line.txt"
 		continue
 	fi
 	dir=$(prepare "$set" "$line")

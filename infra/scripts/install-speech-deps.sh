@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # install-speech-deps.sh installs the Debian packages the embedded speech engine
 # (PocketSphinx + mpg123 through cgo), its tests (flite speech synthesis) and the
-# ASR bench (sox, lame, the LibriVox test clips) need. It is idempotent: when every
+# ASR bench (sox, lame, the LibriVox test clips, the Asterisk PBX's recorded
+# English prompts and their text) need. It is idempotent: when every
 # package is already installed it only runs one dpkg-query and exits, so `make run`
 # and `make test` can call it every time. espeak-ng gives the narrowband-map
 # trainer (make narrowband-map) voices that the ASR bench's calls do not use;
@@ -22,6 +23,8 @@ PKGS=(
 	libsox-fmt-mp3
 	lame
 	pocketsphinx-testdata
+	asterisk-core-sounds-en
+	asterisk-core-sounds-en-wav
 )
 
 missing=()
