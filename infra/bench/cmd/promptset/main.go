@@ -63,8 +63,6 @@ type prompt struct {
 	pcm   []int16
 }
 
-const rate = 8000
-
 func main() {
 	sounds := flag.String("sounds", "/usr/share/asterisk/sounds/en_US_f_Allison", "the prompts' WAVs (asterisk-core-sounds-en-wav)")
 	textPath := flag.String("text", "/usr/share/doc/asterisk-core-sounds-en/core-sounds-en.txt.gz", "the prompts' text, NAME: TEXT a line (gzip or plain)")
@@ -84,7 +82,7 @@ func main() {
 	if err != nil {
 		fatal(err)
 	}
-	prompts, skipped, unknown, err := readPrompts(*sounds, texts, known)
+	prompts, rate, skipped, unknown, err := readPrompts(*sounds, texts, known)
 	if err != nil {
 		fatal(err)
 	}
@@ -98,7 +96,7 @@ func main() {
 	for i := 0; i < len(prompts); i += *perCall {
 		calls++
 		name := fmt.Sprintf("prompts%02d", calls)
-		if err := writeCall(*out, name, prompts[i:min(i+*perCall, len(prompts))], *gap); err != nil {
+		if err := writeCall(*out, name, prompts[i:min(i+*perCall, len(prompts))], rate, *gap); err != nil {
 			fatal(err)
 		}
 	}
@@ -110,8 +108,10 @@ func main() {
 }
 
 // readPrompts reads the prompts the bench can score, in name order (which
-// keeps a menu's prompts together).
-func readPrompts(dir string, texts map[string]string, known map[string]bool) (prompts []prompt, skipped, unknown int, err error) {
+// keeps a menu's prompts together), and their sample rate: the package's are
+// 8 kHz, and a directory of the same prompts decoded from the G.722 package
+// (16 kHz) reads as well, as long as every file has the one rate.
+func readPrompts(dir string, texts map[string]string, known map[string]bool) (prompts []prompt, rate, skipped, unknown int, err error) {
 	names := make([]string, 0, len(texts))
 	for name := range texts {
 		names = append(names, name)
@@ -134,20 +134,23 @@ func readPrompts(dir string, texts map[string]string, known map[string]bool) (pr
 		}
 		a, err := decode.DecodeWAV(b)
 		if err != nil {
-			return nil, 0, 0, fmt.Errorf("%s: %w", name, err)
+			return nil, 0, 0, 0, fmt.Errorf("%s: %w", name, err)
+		}
+		if rate == 0 {
+			rate = a.SampleRate
 		}
 		if a.SampleRate != rate || len(a.Channels) != 1 {
-			return nil, 0, 0, fmt.Errorf("%s: %d Hz, %d channels; want %d Hz mono", name, a.SampleRate, len(a.Channels), rate)
+			return nil, 0, 0, 0, fmt.Errorf("%s: %d Hz, %d channels; want %d Hz mono, as the prompts before it", name, a.SampleRate, len(a.Channels), rate)
 		}
 		prompts = append(prompts, prompt{name: name, words: words, pcm: a.Channels[0]})
 	}
-	return prompts, skipped, unknown, nil
+	return prompts, rate, skipped, unknown, nil
 }
 
 // writeCall lays the prompts into a two-leg call, the legs taking them in
 // turn, and writes it with its reference.
-func writeCall(dir, name string, prompts []prompt, gapSeconds float64) error {
-	gap := int(gapSeconds * rate)
+func writeCall(dir, name string, prompts []prompt, rate int, gapSeconds float64) error {
+	gap := int(gapSeconds * float64(rate))
 	legs := [2][]int16{make([]int16, gap), make([]int16, gap)}
 	ref := reference{Dialogue: name, Rate: rate}
 	for i, p := range prompts {
@@ -159,11 +162,11 @@ func writeCall(dir, name string, prompts []prompt, gapSeconds float64) error {
 			speaker = "User"
 		}
 		ref.Turns = append(ref.Turns, turn{Speaker: speaker, Channel: ch, Text: strings.Join(p.words, " "),
-			Start: round3(float64(at+first) / rate), End: round3(float64(at+last+1) / rate)})
+			Start: round3(float64(at+first) / float64(rate)), End: round3(float64(at+last+1) / float64(rate))})
 		legs[ch] = append(append(legs[ch], p.pcm...), make([]int16, gap)...)
 		legs[1-ch] = append(legs[1-ch], make([]int16, len(p.pcm)+gap)...)
 	}
-	ref.Duration = round3(float64(len(legs[0])) / rate)
+	ref.Duration = round3(float64(len(legs[0])) / float64(rate))
 	if err := os.WriteFile(filepath.Join(dir, name+".wav"), decode.EncodeWAV(rate, legs[0], legs[1]), 0o644); err != nil {
 		return err
 	}
