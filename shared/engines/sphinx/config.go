@@ -40,6 +40,10 @@ type Config struct {
 	// line's 300-3400 Hz voice band, without first removing what lies outside
 	// it (lowband.go).
 	DisableVoiceBand bool
+	// KeepLowBandEmpty decodes the channels decoded from their voice band
+	// without the band below it regenerated from the voice band's harmonics
+	// (lowbandregen.go), as the engine did before.
+	KeepLowBandEmpty bool
 	// NoiseRemoval turns PocketSphinx's own noise suppression (-remove_noise)
 	// on in the front end whose cepstra are decoded, for every channel. It is
 	// off by default, except for noisy channels (NoiseRemovalBelowDB):

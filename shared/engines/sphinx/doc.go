@@ -16,7 +16,9 @@
 // came through a telephone line's voice band is band-passed to 300-3400 Hz
 // before its features are taken (voiceband.go, lowband.go): the line's noise
 // outside the band would otherwise reach the narrowband map, which amplifies
-// it. The decoded features are taken without PocketSphinx's own noise
+// it. The band below the line's edge is then regenerated from the harmonics
+// the line kept (lowbandregen.go), since a real high voice misses its
+// fundamental there. The decoded features are taken without PocketSphinx's own noise
 // suppression (Config.NoiseRemoval says why), except on a channel whose
 // speech lies less than 30 dB above its noise floor, a noisy line, where the
 // suppression wins words (noisegate.go). Each segment carries its words

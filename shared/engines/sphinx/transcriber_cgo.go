@@ -366,7 +366,7 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 	spread := spreadsEnergy(rate, in.speechOverFloor, energySpreadBelow(t.cfg), denoised)
 	noise := []any{"speech_over_floor_db", math.Round(in.speechOverFloor*10) / 10, "noise_removal", denoised, "energy_spread", spread}
 	if t.mapsNarrowband(rate) {
-		t.log.Debug("sphinx narrowband channel", append([]any{"channel", ch, "median_pitch_hz", int(in.pitch), "map_weight", weight, "voice_band", in.band}, noise...)...)
+		t.log.Debug("sphinx narrowband channel", append([]any{"channel", ch, "median_pitch_hz", int(in.pitch), "map_weight", weight, "voice_band", in.band, "low_band_regenerated", in.lowBand}, noise...)...)
 	} else {
 		t.log.Debug("sphinx channel", append([]any{"channel", ch}, noise...)...)
 	}
@@ -761,6 +761,9 @@ type channelInput struct {
 	// decoded from its voice band (decodesVoiceBand).
 	pitch, weight float64
 	band          bool
+	// lowBand says whether the band below the voice band was regenerated
+	// (lowbandregen.go).
+	lowBand bool
 	// speechOverFloor is how far (dB) its speech lies above its noise
 	// floor (regions.go).
 	speechOverFloor float64
@@ -883,6 +886,9 @@ func (t *Transcriber) telephoneInputOf(samples []int16, rate int, speech channel
 	// The band-pass keeps timing, so the regions stand.
 	if in.band = t.decodesVoiceBand(samples, rate, regions, in.weight); in.band {
 		in.samples = voiceBand(samples, rate)
+	}
+	if in.band && !t.cfg.KeepLowBandEmpty {
+		in.samples, in.lowBand = withLowBand(in.samples, in.samples, rate), true
 	}
 	return in
 }

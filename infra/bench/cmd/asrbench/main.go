@@ -91,6 +91,7 @@ func main() {
 	quickMaxHMMs := flag.Int("quick-maxhmmpf", 0, "HMMs the quick (first-pass) search keeps active per frame (0: the decoder's -maxhmmpf)")
 	mapFile := flag.String("narrowband-map", "", "feature map for 8 kHz audio (default: the built-in one)")
 	noMap := flag.Bool("no-narrowband-map", false, "decode 8 kHz audio without the narrowband feature map")
+	keepLowBandEmpty := flag.Bool("keep-low-band-empty", false, "decode the 8 kHz channels decoded from their voice band without the band below it regenerated from the band's harmonics")
 	noVoiceBand := flag.Bool("no-voice-band", false, "decode the 8 kHz channels the narrowband map applies to without first band-passing to 300-3400 Hz those whose speech came through that band only")
 	keytermsFile := flag.String("keyterms", "", "JSON file of each call's keyterms ({\"NAME\": [terms]}); scores the terms even without -use-keyterms")
 	useKeyterms := flag.Bool("use-keyterms", false, "send each call's keyterms with it (with -keyterms)")
@@ -119,7 +120,7 @@ func main() {
 		level = slog.LevelDebug
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
-	cfg := sphinx.Config{Decoders: 1, DomainLMWeight: *weight, VADThreshold: *vad, NoiseRemoval: *noiseRemoval, NoiseRemovalBelowDB: *noiseRemovalBelow, EnergySpreadBelowDB: *energySpreadBelow, DisableNarrowbandMap: *noMap, DisableVoiceBand: *noVoiceBand, KeytermWeight: *keytermWeight, DisableNarrowbandMLLR: *noMLLR,
+	cfg := sphinx.Config{Decoders: 1, DomainLMWeight: *weight, VADThreshold: *vad, NoiseRemoval: *noiseRemoval, NoiseRemovalBelowDB: *noiseRemovalBelow, EnergySpreadBelowDB: *energySpreadBelow, DisableNarrowbandMap: *noMap, DisableVoiceBand: *noVoiceBand, KeepLowBandEmpty: *keepLowBandEmpty, KeytermWeight: *keytermWeight, DisableNarrowbandMLLR: *noMLLR,
 		SpeakerAdaptation: !*noSpeaker, SpeakerAdaptationWeight: *speakerWeight,
 		SpeakerAdaptationPasses: *speakerPasses, SpeakerMinPosterior: *speakerMinPosterior, SpeakerVariancePrior: *speakerVariancePrior,
 		SpeakerOneTransform: *speakerOneTransform, SpeakerClassPrior: *speakerClassPrior,
