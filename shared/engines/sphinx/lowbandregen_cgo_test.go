@@ -2,19 +2,7 @@
 
 package sphinx
 
-import (
-	"encoding/json"
-	"strings"
-	"testing"
-)
-
-// lowBandLine is what a "sphinx narrowband channel" debug line says of the
-// channel's band.
-type lowBandLine struct {
-	Channel     int  `json:"channel"`
-	VoiceBand   bool `json:"voice_band"`
-	Regenerated bool `json:"low_band_regenerated"`
-}
+import "testing"
 
 // In a call whose one leg is a high voice as synthesised and whose other is
 // the same voice through a line's voice band, only the band-limited leg has
@@ -27,33 +15,17 @@ func TestOnlyBandLimitedHighVoicesGetTheirLowBandRegenerated(t *testing.T) {
 	speech := speak(t, "slt", shortLine, rate)
 	full := track(rate, 0.5+float64(len(speech))/float64(rate)+0.5, clip{0.5, speech})
 	audio := wavOf(t, rate, full, voiceBand(full, rate))
-	decode := func(cfg Config) (map[int]lowBandLine, map[int]string) {
-		t.Helper()
-		res, logs := transcribeWithLogs(t, cfg, audio)
-		lines := map[int]lowBandLine{}
-		for _, l := range strings.Split(logs.String(), "\n") {
-			if !strings.Contains(l, `"msg":"sphinx narrowband channel"`) {
-				continue
-			}
-			var line lowBandLine
-			if err := json.Unmarshal([]byte(l), &line); err != nil {
-				t.Fatal(err)
-			}
-			lines[line.Channel] = line
-		}
-		return lines, speakerTexts(res)
-	}
-	lines, texts := decode(Config{})
-	if l := lines[0]; l.VoiceBand || l.Regenerated {
+	lines, texts := transcribeLogged(t, Config{}, audio)
+	if l := lines[0]; l.VoiceBand || l.LowBandRegenerated {
 		t.Errorf("full-band leg: %+v, want neither its voice band nor a regenerated low band", l)
 	}
-	if l := lines[1]; !l.VoiceBand || !l.Regenerated {
+	if l := lines[1]; !l.VoiceBand || !l.LowBandRegenerated {
 		t.Errorf("band-limited leg: %+v, want its voice band with the low band regenerated", l)
 	}
 	if w := wer(shortLine, texts[1]); w > 0.3 {
 		t.Errorf("band-limited leg: %q (WER %.0f%%)", texts[1], 100*w)
 	}
-	if lines, _ := decode(Config{KeepLowBandEmpty: true}); lines[1].Regenerated || !lines[1].VoiceBand {
+	if lines, _ := transcribeLogged(t, Config{KeepLowBandEmpty: true}, audio); lines[1].LowBandRegenerated || !lines[1].VoiceBand {
 		t.Errorf("KeepLowBandEmpty, band-limited leg: %+v, want its voice band alone", lines[1])
 	}
 }

@@ -132,12 +132,14 @@ func TestDecodedFeaturesKeepNoiseRemovalOff(t *testing.T) {
 }
 
 // channelNoise is what a "sphinx narrowband channel" debug line says of the
-// channel's noise.
+// channel's noise and band.
 type channelNoise struct {
-	Channel         int     `json:"channel"`
-	SpeechOverFloor float64 `json:"speech_over_floor_db"`
-	NoiseRemoval    bool    `json:"noise_removal"`
-	EnergySpread    bool    `json:"energy_spread"`
+	Channel            int     `json:"channel"`
+	SpeechOverFloor    float64 `json:"speech_over_floor_db"`
+	NoiseRemoval       bool    `json:"noise_removal"`
+	EnergySpread       bool    `json:"energy_spread"`
+	VoiceBand          bool    `json:"voice_band"`
+	LowBandRegenerated bool    `json:"low_band_regenerated"`
 }
 
 // channelLines are the "sphinx narrowband channel" debug lines logged, by channel.

@@ -36,8 +36,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/callscribe/callscribe/infra/bench/internal/speechdata"
 	"github.com/callscribe/callscribe/shared/audio/decode"
 	"github.com/callscribe/callscribe/shared/engines/sphinx"
+	"github.com/callscribe/callscribe/shared/engines/sphinx/train"
 )
 
 // turn and reference are the ASR bench's reference format (as synthcall
@@ -78,7 +80,7 @@ func main() {
 	if err != nil {
 		fatal(err)
 	}
-	known, err := dictionaryWords(*dictPath)
+	known, err := train.ReadDictionaryWords(*dictPath)
 	if err != nil {
 		fatal(err)
 	}
@@ -156,7 +158,7 @@ func writeCall(dir, name string, prompts []prompt, rate int, gapSeconds float64)
 	for i, p := range prompts {
 		ch := i % 2
 		at := len(legs[0])
-		first, last := audible(p.pcm)
+		first, last := speechdata.AudibleSpan(p.pcm)
 		speaker := "Agent"
 		if ch == 1 {
 			speaker = "User"
@@ -175,27 +177,6 @@ func writeCall(dir, name string, prompts []prompt, rate int, gapSeconds float64)
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, name+".json"), append(b, '\n'), 0o644)
-}
-
-// audible returns the first and last sample louder than -40 dBFS, so a turn's
-// times leave out the room the recording starts and ends with.
-func audible(pcm []int16) (first, last int) {
-	const threshold = 328 // 32768 * 10^(-40/20)
-	first, last = 0, len(pcm)-1
-	for first < len(pcm) && abs(pcm[first]) < threshold {
-		first++
-	}
-	for last > first && abs(pcm[last]) < threshold {
-		last--
-	}
-	return first, last
-}
-
-func abs(v int16) int {
-	if v < 0 {
-		return -int(v)
-	}
-	return int(v)
 }
 
 func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
@@ -231,26 +212,6 @@ func readPromptTexts(path string) (map[string]string, error) {
 		texts[strings.TrimSpace(name)] = strings.TrimSpace(text)
 	}
 	return texts, sc.Err()
-}
-
-// dictionaryWords is the set of words a pronouncing dictionary has entries
-// for ("word(2)" alternates count as "word").
-func dictionaryWords(path string) (map[string]bool, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	words := map[string]bool{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		w, _, _ := strings.Cut(sc.Text(), " ")
-		w, _, _ = strings.Cut(w, "(")
-		if w != "" {
-			words[w] = true
-		}
-	}
-	return words, sc.Err()
 }
 
 func allKnown(words []string, known map[string]bool) bool {

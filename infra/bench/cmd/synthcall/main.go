@@ -106,7 +106,7 @@ func run(in, out string, rate int, mp3 string, kbps int, refPath, agentVoice, us
 			return fmt.Errorf("turn %d: %w", i+1, err)
 		}
 		at := len(ch[0])
-		first, last := audible(pcm)
+		first, last := speechdata.AudibleSpan(pcm)
 		t.Start = round3(float64(at+first) / float64(rate))
 		t.End = round3(float64(at+last+1) / float64(rate))
 		ref.Turns = append(ref.Turns, t)
@@ -194,24 +194,6 @@ func synth(dir string, i int, voice, text string, rate int) ([]int16, error) {
 		return nil, fmt.Errorf("sox: %v: %s", err, b)
 	}
 	return speechdata.ReadWAV(conv)
-}
-
-// audible returns the first and last sample louder than -40 dBFS, so reference
-// times exclude the silence flite leaves around speech.
-func audible(pcm []int16) (first, last int) {
-	const threshold = 328 // 32768 * 10^(-40/20)
-	first, last = 0, len(pcm)-1
-	for first < len(pcm) && abs(pcm[first]) < threshold {
-		first++
-	}
-	for last > first && abs(pcm[last]) < threshold {
-		last--
-	}
-	return first, last
-}
-
-func abs(v int16) int {
-	return int(math.Abs(float64(v)))
 }
 
 func round3(v float64) float64 { return math.Round(v*1000) / 1000 }

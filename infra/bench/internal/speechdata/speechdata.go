@@ -163,3 +163,19 @@ func LinesNote(lines []string) string {
 	}
 	return ", each reading then through one of the simulated telephone lines " + strings.Join(lines, " ") + " in turn"
 }
+
+// AudibleSpan returns the first and last sample louder than -40 dBFS, so a
+// reference turn's times leave out the silence a synthesiser or a recording
+// leaves around the speech.
+func AudibleSpan(pcm []int16) (first, last int) {
+	const threshold = 328 // 32768 * 10^(-40/20)
+	loud := func(v int16) bool { return v >= threshold || v <= -threshold }
+	first, last = 0, len(pcm)-1
+	for first < len(pcm) && !loud(pcm[first]) {
+		first++
+	}
+	for last > first && !loud(pcm[last]) {
+		last--
+	}
+	return first, last
+}
