@@ -30,7 +30,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -41,23 +40,6 @@ import (
 	"github.com/callscribe/callscribe/shared/engines/sphinx"
 	"github.com/callscribe/callscribe/shared/engines/sphinx/train"
 )
-
-// turn and reference are the ASR bench's reference format (as synthcall
-// writes it).
-type turn struct {
-	Speaker string  `json:"speaker"`
-	Channel int     `json:"channel"`
-	Text    string  `json:"text"`
-	Start   float64 `json:"start"`
-	End     float64 `json:"end"`
-}
-
-type reference struct {
-	Dialogue string  `json:"dialogue"`
-	Rate     int     `json:"rate"`
-	Duration float64 `json:"duration"`
-	Turns    []turn  `json:"turns"`
-}
 
 type prompt struct {
 	name  string
@@ -154,7 +136,7 @@ func readPrompts(dir string, texts map[string]string, known map[string]bool) (pr
 func writeCall(dir, name string, prompts []prompt, rate int, gapSeconds float64) error {
 	gap := int(gapSeconds * float64(rate))
 	legs := [2][]int16{make([]int16, gap), make([]int16, gap)}
-	ref := reference{Dialogue: name, Rate: rate}
+	ref := speechdata.Reference{Dialogue: name, Rate: rate}
 	for i, p := range prompts {
 		ch := i % 2
 		at := len(legs[0])
@@ -163,12 +145,12 @@ func writeCall(dir, name string, prompts []prompt, rate int, gapSeconds float64)
 		if ch == 1 {
 			speaker = "User"
 		}
-		ref.Turns = append(ref.Turns, turn{Speaker: speaker, Channel: ch, Text: strings.Join(p.words, " "),
-			Start: round3(float64(at+first) / float64(rate)), End: round3(float64(at+last+1) / float64(rate))})
+		ref.Turns = append(ref.Turns, speechdata.Turn{Speaker: speaker, Channel: ch, Text: strings.Join(p.words, " "),
+			Start: speechdata.Round3(float64(at+first) / float64(rate)), End: speechdata.Round3(float64(at+last+1) / float64(rate))})
 		legs[ch] = append(append(legs[ch], p.pcm...), make([]int16, gap)...)
 		legs[1-ch] = append(legs[1-ch], make([]int16, len(p.pcm)+gap)...)
 	}
-	ref.Duration = round3(float64(len(legs[0])) / float64(rate))
+	ref.Duration = speechdata.Round3(float64(len(legs[0])) / float64(rate))
 	if err := os.WriteFile(filepath.Join(dir, name+".wav"), decode.EncodeWAV(rate, legs[0], legs[1]), 0o644); err != nil {
 		return err
 	}
@@ -178,8 +160,6 @@ func writeCall(dir, name string, prompts []prompt, rate int, gapSeconds float64)
 	}
 	return os.WriteFile(filepath.Join(dir, name+".json"), append(b, '\n'), 0o644)
 }
-
-func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
 
 // readPromptTexts reads the package's list: "name: text" lines, comments
 // starting with ";".

@@ -34,7 +34,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,23 +42,6 @@ import (
 	"github.com/callscribe/callscribe/infra/bench/internal/speechdata"
 	"github.com/callscribe/callscribe/shared/audio/decode"
 )
-
-// Turn is one line of the dialogue in the reference file.
-type Turn struct {
-	Speaker string  `json:"speaker"` // "Agent" or "User"
-	Channel int     `json:"channel"`
-	Text    string  `json:"text"`
-	Start   float64 `json:"start"` // seconds, first audible sample
-	End     float64 `json:"end"`   // seconds, last audible sample
-}
-
-// Reference describes a synthesised call.
-type Reference struct {
-	Dialogue string  `json:"dialogue"`
-	Rate     int     `json:"rate"`
-	Duration float64 `json:"duration"`
-	Turns    []Turn  `json:"turns"`
-}
 
 func main() {
 	in := flag.String("in", "", "dialogue text file")
@@ -95,7 +77,7 @@ func run(in, out string, rate int, mp3 string, kbps int, refPath, agentVoice, us
 
 	gap := int(pause * float64(rate))
 	ch := [2][]int16{make([]int16, gap), make([]int16, gap)}
-	ref := Reference{Dialogue: filepath.Base(in), Rate: rate}
+	ref := speechdata.Reference{Dialogue: filepath.Base(in), Rate: rate}
 	for i, t := range turns {
 		voice := agentVoice
 		if t.Channel == 1 {
@@ -107,15 +89,15 @@ func run(in, out string, rate int, mp3 string, kbps int, refPath, agentVoice, us
 		}
 		at := len(ch[0])
 		first, last := speechdata.AudibleSpan(pcm)
-		t.Start = round3(float64(at+first) / float64(rate))
-		t.End = round3(float64(at+last+1) / float64(rate))
+		t.Start = speechdata.Round3(float64(at+first) / float64(rate))
+		t.End = speechdata.Round3(float64(at+last+1) / float64(rate))
 		ref.Turns = append(ref.Turns, t)
 		silence := make([]int16, len(pcm)+gap)
 		speech := append(append([]int16{}, pcm...), make([]int16, gap)...)
 		ch[t.Channel] = append(ch[t.Channel], speech...)
 		ch[1-t.Channel] = append(ch[1-t.Channel], silence...)
 	}
-	ref.Duration = round3(float64(len(ch[0])) / float64(rate))
+	ref.Duration = speechdata.Round3(float64(len(ch[0])) / float64(rate))
 	f, err := os.Create(out)
 	if err != nil {
 		return err
@@ -142,12 +124,12 @@ func run(in, out string, rate int, mp3 string, kbps int, refPath, agentVoice, us
 	return nil
 }
 
-func readDialogue(path string) ([]Turn, error) {
+func readDialogue(path string) ([]speechdata.Turn, error) {
 	lines, err := speechdata.ReadLines(path)
 	if err != nil {
 		return nil, err
 	}
-	var turns []Turn
+	var turns []speechdata.Turn
 	for _, line := range lines {
 		n := line.N
 		who, text, ok := strings.Cut(line.Text, ":")
@@ -156,9 +138,9 @@ func readDialogue(path string) ([]Turn, error) {
 		case !ok || text == "":
 			return nil, fmt.Errorf("%s:%d: want \"Agent: ...\" or \"User: ...\"", path, n)
 		case strings.EqualFold(who, "Agent"):
-			turns = append(turns, Turn{Speaker: "Agent", Channel: 0, Text: text})
+			turns = append(turns, speechdata.Turn{Speaker: "Agent", Channel: 0, Text: text})
 		case strings.EqualFold(who, "User"):
-			turns = append(turns, Turn{Speaker: "User", Channel: 1, Text: text})
+			turns = append(turns, speechdata.Turn{Speaker: "User", Channel: 1, Text: text})
 		default:
 			return nil, fmt.Errorf("%s:%d: unknown speaker %q (want Agent or User)", path, n, who)
 		}
@@ -195,5 +177,3 @@ func synth(dir string, i int, voice, text string, rate int) ([]int16, error) {
 	}
 	return speechdata.ReadWAV(conv)
 }
-
-func round3(v float64) float64 { return math.Round(v*1000) / 1000 }

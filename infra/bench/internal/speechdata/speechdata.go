@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"crypto/sha256"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -179,3 +180,25 @@ func AudibleSpan(pcm []int16) (first, last int) {
 	}
 	return first, last
 }
+
+// Turn is one turn of a bench call's reference: who spoke, on which channel,
+// what, and when (seconds, first and last audible sample).
+type Turn struct {
+	Speaker string  `json:"speaker"` // "Agent" or "User"
+	Channel int     `json:"channel"`
+	Text    string  `json:"text"`
+	Start   float64 `json:"start"`
+	End     float64 `json:"end"`
+}
+
+// Reference is a bench call's reference file (NAME.json beside NAME.wav), as
+// synthcall and promptset write it and asrbench reads it.
+type Reference struct {
+	Dialogue string  `json:"dialogue"`
+	Rate     int     `json:"rate"`
+	Duration float64 `json:"duration"`
+	Turns    []Turn  `json:"turns"`
+}
+
+// Round3 rounds a reference time to the millisecond.
+func Round3(v float64) float64 { return math.Round(v*1000) / 1000 }
