@@ -37,12 +37,12 @@ const (
 	lowBandRegenDB           = -6
 )
 
-// withLowBand returns samples with the band below the voice band regenerated
-// from band, the same channel's voice band (both at rate): samples plus the
-// rectified band's 70-280 Hz, scaled to lowBandRegenDB under band's level.
-func withLowBand(samples, band []int16, rate int) []int16 {
-	if len(band) == 0 || len(band) != len(samples) || rate <= 2*voiceBandLowHz {
-		return samples
+// withLowBand returns band (a channel's voice band, at rate) with the band
+// below it regenerated: band plus its rectified self's 70-280 Hz, scaled to
+// lowBandRegenDB under band's level.
+func withLowBand(band []int16, rate int) []int16 {
+	if len(band) == 0 || rate <= 2*voiceBandLowHz {
+		return band
 	}
 	rectified := make([]int16, len(band))
 	for i, x := range band {
@@ -58,11 +58,11 @@ func withLowBand(samples, band []int16, rate int) []int16 {
 		regenPower += regen[i] * regen[i]
 	}
 	if regenPower == 0 {
-		return samples
+		return band
 	}
 	gain := math.Sqrt(bandPower/regenPower) * math.Pow(10, lowBandRegenDB/20.0)
-	out := make([]int16, len(samples))
-	for i, x := range samples {
+	out := make([]int16, len(band))
+	for i, x := range band {
 		out[i] = clamp16(float32(float64(x) + gain*regen[i]))
 	}
 	return out

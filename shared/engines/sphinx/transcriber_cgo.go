@@ -888,7 +888,7 @@ func (t *Transcriber) telephoneInputOf(samples []int16, rate int, speech channel
 		in.samples = voiceBand(samples, rate)
 	}
 	if in.band && !t.cfg.KeepLowBandEmpty {
-		in.samples, in.lowBand = withLowBand(in.samples, in.samples, rate), true
+		in.samples, in.lowBand = withLowBand(in.samples, rate), true
 	}
 	return in
 }
