@@ -3,7 +3,6 @@ package main
 import (
 	"regexp"
 	"strings"
-	"unicode"
 
 	"github.com/callscribe/callscribe/shared/engines/sphinx"
 )
@@ -53,9 +52,6 @@ func promptWords(text string) []string {
 	for i, w := range words {
 		if right, ok := misspellings[w]; ok {
 			words[i] = right
-		}
-		if strings.IndexFunc(w, unicode.IsDigit) >= 0 {
-			return nil
 		}
 	}
 	return words
