@@ -2,7 +2,9 @@
 # install-speech-deps.sh installs the Debian packages the embedded speech engine
 # (PocketSphinx + mpg123 through cgo), its tests (flite speech synthesis) and the
 # ASR bench (sox, lame, the LibriVox test clips, the Asterisk PBX's recorded
-# English prompts and their text) need. It is idempotent: when every
+# English prompts and their text) need. The Asterisk prompts in French,
+# Italian and Russian at 16 kHz (G.722, decoded through spandsp) are the
+# recorded speech the narrowband map is fitted on (make narrowband-map). It is idempotent: when every
 # package is already installed it only runs one dpkg-query and exits, so `make run`
 # and `make test` can call it every time. espeak-ng gives the narrowband-map
 # trainer (make narrowband-map) voices that the ASR bench's calls do not use;
@@ -25,6 +27,11 @@ PKGS=(
 	pocketsphinx-testdata
 	asterisk-core-sounds-en
 	asterisk-core-sounds-en-wav
+	asterisk-core-sounds-en-g722
+	asterisk-core-sounds-fr-g722
+	asterisk-core-sounds-it-g722
+	asterisk-core-sounds-ru-g722
+	libspandsp-dev
 )
 
 missing=()

@@ -6,7 +6,9 @@ package speechdata
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
@@ -14,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/callscribe/callscribe/infra/bench/internal/g722"
 	"github.com/callscribe/callscribe/infra/bench/internal/telephone"
 	"github.com/callscribe/callscribe/shared/audio/decode"
 )
@@ -111,17 +114,66 @@ func Synthesise(cache, voice, text string) (wide, narrow []int16, err error) {
 	return wide, narrow, err
 }
 
-// ReadWAV reads the first channel of a WAV file.
-func ReadWAV(path string) ([]int16, error) {
+// ReadWideband reads a 16 kHz recording: a WAV file's first channel, or a
+// raw G.722 stream (.g722) decoded.
+func ReadWideband(path string) ([]int16, error) {
+	if filepath.Ext(path) != ".g722" {
+		pcm, rate, err := readWAVRate(path)
+		if err == nil && rate != 16000 {
+			err = fmt.Errorf("%s: %d Hz, want a 16 kHz recording", path, rate)
+		}
+		return pcm, err
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
+	return g722.Decode(data)
+}
+
+// Narrowband returns the 8 kHz side of a 16 kHz recording (wide, read from
+// path), made by sox as Synthesise makes a synthesis's, and kept in cache
+// under a name made of a hash of the path.
+func Narrowband(cache, path string, wide []int16) ([]int16, error) {
+	key := fmt.Sprintf("%x", sha256.Sum256([]byte(path)))[:16]
+	conv := filepath.Join(cache, "recording-"+key+"-8k.wav")
+	if narrow, err := ReadWAV(conv); err == nil {
+		return narrow, nil
+	}
+	cmd := exec.Command("sox", "-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1", "-L", "-", "-r", "8000", "-b", "16", conv)
+	cmd.Stdin = bytes.NewReader(littleEndian(wide))
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("sox: %v: %s", err, b)
+	}
+	return ReadWAV(conv)
+}
+
+// littleEndian is pcm as 16-bit little-endian bytes.
+func littleEndian(pcm []int16) []byte {
+	b := make([]byte, 2*len(pcm))
+	for i, v := range pcm {
+		binary.LittleEndian.PutUint16(b[2*i:], uint16(v))
+	}
+	return b
+}
+
+// ReadWAV reads the first channel of a WAV file.
+func ReadWAV(path string) ([]int16, error) {
+	pcm, _, err := readWAVRate(path)
+	return pcm, err
+}
+
+// readWAVRate reads the first channel of a WAV file and its sample rate.
+func readWAVRate(path string) ([]int16, int, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, 0, err
+	}
 	a, err := decode.DecodeWAV(data)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return a.Channels[0], nil
+	return a.Channels[0], a.SampleRate, nil
 }
 
 // ThroughLine passes the i-th training reading of 8 kHz speech (counted over
