@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO    ?= go
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: run test soak check-generated deps deps-speech deps-aws deps-web web build test-go fuzz bench-asr bench-asr-dev bench-confidence confidence-map bench-insights train-insights check-model bench-api bench-coldstart bench narrowband-map narrowband-adapt lm-text word-clusters word-vectors run-aws-local deploy clean
+.PHONY: run test soak check-generated deps deps-speech deps-aws deps-web web build test-go fuzz bench-asr bench-asr-dev bench-confidence confidence-map bench-insights train-insights check-model bench-api bench-coldstart bench narrowband-map voiceband-map narrowband-adapt lm-text word-clusters word-vectors run-aws-local deploy clean
 
 ## run: start the whole service locally on the embedded stack (SQLite, disk, in-process queue),
 ## with the web dashboard at / (built first).
@@ -87,9 +87,15 @@ confidence-map:
 	$(GO) run ./infra/bench/cmd/confidence -dir .cache/confidence -fit -out shared/engines/sphinx/confidence_map.json
 
 ## narrowband-map: refit the speech engine's 8 kHz feature map (shared/engines/sphinx/narrowband_map.json)
-## from speech synthesised by voices the ASR bench does not use; see the README.
+## on recorded speech the ASR bench does not read (the Asterisk prompts in French, Italian and Russian);
+## voiceband-map: refit the map for channels decoded from a line's voice band
+## (shared/engines/sphinx/voiceband_map.json) from speech synthesised by voices the bench does not use.
+ASTERISK_SOUNDS := /usr/share/asterisk/sounds
 narrowband-map: deps-speech
-	$(GO) run ./infra/bench/cmd/narrowbandmap -out shared/engines/sphinx/narrowband_map.json
+	$(GO) run ./infra/bench/cmd/narrowbandmap -voices "" -recordings $(ASTERISK_SOUNDS)/fr_CA_f_June,$(ASTERISK_SOUNDS)/it_IT_m_Carlo,$(ASTERISK_SOUNDS)/ru_RU_f_IvrvoiceRU -out shared/engines/sphinx/narrowband_map.json
+
+voiceband-map: deps-speech
+	$(GO) run ./infra/bench/cmd/narrowbandmap -out shared/engines/sphinx/voiceband_map.json
 
 ## narrowband-adapt: re-estimate the speech engine's MLLR transforms for 8 kHz channels
 ## (shared/engines/sphinx/narrowband_mapped.mllr for the channels the narrowband map applies to,

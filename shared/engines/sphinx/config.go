@@ -32,8 +32,11 @@ type Config struct {
 	VADThreshold float64
 	// NarrowbandMap maps the features of telephone-band audio (a sample rate
 	// of NarrowbandRate or less) before decoding; nil means the built-in map
-	// (narrowband_map.json). DisableNarrowbandMap decodes such audio unmapped.
+	// (narrowband_map.json). VoiceBandMap maps, in its place, the channels
+	// decoded from their voice band (lowband.go); nil means the built-in one
+	// (voiceband_map.json). DisableNarrowbandMap decodes such audio unmapped.
 	NarrowbandMap        *FeatureMap
+	VoiceBandMap         *FeatureMap
 	DisableNarrowbandMap bool
 	// DisableVoiceBand decodes the telephone-band channels the narrowband
 	// map applies to as they are, even those whose speech came through a
@@ -209,6 +212,17 @@ var builtinNarrowbandMap []byte
 
 // BuiltinNarrowbandMap returns the feature map the engine uses by default.
 func BuiltinNarrowbandMap() (*FeatureMap, error) { return ParseFeatureMap(builtinNarrowbandMap) }
+
+// builtinVoiceBandMap is the feature map for the channels decoded from their
+// voice band, fitted by infra/bench/cmd/narrowbandmap on synthesised speech
+// (make voiceband-map); its trained_on field says on what.
+//
+//go:embed voiceband_map.json
+var builtinVoiceBandMap []byte
+
+// BuiltinVoiceBandMap returns the feature map the engine uses by default for
+// the channels decoded from their voice band.
+func BuiltinVoiceBandMap() (*FeatureMap, error) { return ParseFeatureMap(builtinVoiceBandMap) }
 
 // builtinNarrowbandMLLR is the MLLR transform estimated by
 // infra/bench/cmd/narrowbandadapt (make narrowband-adapt) for the channels the

@@ -39,8 +39,9 @@
 //
 // Telephone audio (8 kHz) leaves the wideband model's upper filters empty. Its
 // regions are decoded from the decoder's own cepstra after a narrowband feature
-// map (featuremap.go, narrowband_map.json) fitted on speech seen both wide and
-// band-limited; how much of the map a channel gets depends on the speaker's
+// map (featuremap.go, narrowband_map.json) fitted on recorded speech seen both
+// wide and band-limited (a channel decoded from a line's voice band goes
+// through voiceband_map.json instead, fitted on synthesised speech); how much of the map a channel gets depends on the speaker's
 // median pitch (pitch.go), because the map helps high voices and costs low ones.
 // On a channel with a noise floor (a line: speech 30-50 dB over it) each
 // region's log energy, c0, is then stretched about its mean half way towards

@@ -30,12 +30,12 @@ func TestDecodedFeaturesSpreadTheMappedEnergy(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, weight := range []float64{0, 0.5, 1} {
-			mapped := tr.mapFeatures(slices.Clone(cep), weight)
-			plain := tr.decodedFeatures(slices.Clone(cep), weight, false, dim)
+			mapped := tr.mapFeatures(slices.Clone(cep), tr.narrow, weight)
+			plain := tr.decodedFeatures(slices.Clone(cep), tr.narrow, weight, false, dim)
 			if !slices.Equal(plain, mapped) {
 				t.Errorf("%s, map weight %v, no spread: the decoded features are not the map's", name, weight)
 			}
-			spread := tr.decodedFeatures(slices.Clone(cep), weight, true, dim)
+			spread := tr.decodedFeatures(slices.Clone(cep), tr.narrow, weight, true, dim)
 			wantMean, mappedSD := c0Stats(mapped, dim)
 			if (name == "line") != (mappedSD < energySpread) {
 				t.Fatalf("%s, map weight %v: c0 spread %.2f, the wrong side of %v for this test", name, weight, mappedSD, float64(energySpread))

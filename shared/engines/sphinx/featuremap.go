@@ -26,6 +26,24 @@ import (
 // Inputs are mean-normalised over the utterance before stacking, as the
 // decoder's batch CMN will normalise the outputs: the map then sees the same
 // numbers whatever the recording level or line.
+//
+// Two maps, each fitted on the input it meets. What a voice's narrowband
+// cepstra say about its upper band is a property of how the voice was made,
+// and synthesisers make their upper band their own way: a map fitted on them
+// learns it, and a real voice does not have it. The narrowband map
+// (narrowband_map.json) is therefore fitted on recorded speech, the Asterisk
+// PBX's prompts in French, Italian and Russian (three professional voices
+// the ASR bench never reads, packaged at 16 kHz; a map needs no transcripts,
+// so the language does not matter). Against the map fitted on synthesised
+// voices it read the bench's real English voice 11% better on a clean line
+// and the tuned synthetic voice no worse; it costs the formant voices
+// (infra/bench/README.md, "Accuracy by condition"). Channels decoded from a
+// line's voice band (lowband.go) keep the map fitted on synthesised voices
+// (voiceband_map.json): through the band it read the real voice better than
+// either map fitted on the recordings, that one included, or one fitted on
+// the recordings through the band itself. Why the synthetic fit wins there is
+// not pinned down; the speaker adaptation transforms (mllr.go) were fitted on
+// its output, and the band leaves the map less to predict and more to undo.
 type FeatureMap struct {
 	// Context is the number of frames on each side of the output frame.
 	Context int `json:"context"`

@@ -140,6 +140,7 @@ type channelNoise struct {
 	EnergySpread       bool    `json:"energy_spread"`
 	VoiceBand          bool    `json:"voice_band"`
 	LowBandRegenerated bool    `json:"low_band_regenerated"`
+	FeatureMap         string  `json:"feature_map"`
 }
 
 // channelLines are the "sphinx narrowband channel" debug lines logged, by channel.

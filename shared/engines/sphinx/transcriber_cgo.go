@@ -24,6 +24,9 @@ import (
 type Transcriber struct {
 	cfg    Config
 	narrow *FeatureMap // nil: narrowband audio is decoded unmapped
+	// band maps the channels decoded from their voice band in narrow's
+	// place (channelMap); nil when narrow is.
+	band   *FeatureMap
 	log    *slog.Logger
 	pool   chan *decoder
 	all    []*decoder
@@ -74,16 +77,25 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 			return nil, fmt.Errorf("sphinx: model file missing (install pocketsphinx-en-us): %w", err)
 		}
 	}
-	t := &Transcriber{cfg: cfg, log: log, pool: make(chan *decoder, cfg.Decoders), narrow: cfg.NarrowbandMap}
+	t := &Transcriber{cfg: cfg, log: log, pool: make(chan *decoder, cfg.Decoders), narrow: cfg.NarrowbandMap, band: cfg.VoiceBandMap}
 	switch {
 	case cfg.DisableNarrowbandMap:
-		t.narrow = nil
-	case t.narrow == nil:
-		m, err := BuiltinNarrowbandMap()
-		if err != nil {
-			return nil, fmt.Errorf("sphinx: the built-in narrowband map: %w", err)
+		t.narrow, t.band = nil, nil
+	default:
+		if t.narrow == nil {
+			m, err := BuiltinNarrowbandMap()
+			if err != nil {
+				return nil, fmt.Errorf("sphinx: the built-in narrowband map: %w", err)
+			}
+			t.narrow = m
 		}
-		t.narrow = m
+		if t.band == nil {
+			m, err := BuiltinVoiceBandMap()
+			if err != nil {
+				return nil, fmt.Errorf("sphinx: the built-in voice-band map: %w", err)
+			}
+			t.band = m
+		}
 	}
 	switch {
 	case cfg.DisableConfidenceCalibration:
@@ -247,6 +259,10 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 			}
 		}
 	}
+	if t.band != nil && t.band.Dim != t.all[0].cepDim() {
+		t.Close()
+		return nil, fmt.Errorf("sphinx: the voice-band map is for %d-long cepstra, the model's are %d", t.band.Dim, t.all[0].cepDim())
+	}
 	if t.narrow != nil && t.narrow.Dim != t.all[0].cepDim() {
 		t.Close()
 		return nil, fmt.Errorf("sphinx: the narrowband map is for %d-long cepstra, the model's are %d", t.narrow.Dim, t.all[0].cepDim())
@@ -366,7 +382,7 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 	spread := spreadsEnergy(rate, in.speechOverFloor, energySpreadBelow(t.cfg), denoised)
 	noise := []any{"speech_over_floor_db", math.Round(in.speechOverFloor*10) / 10, "noise_removal", denoised, "energy_spread", spread}
 	if t.mapsNarrowband(rate) {
-		t.log.Debug("sphinx narrowband channel", append([]any{"channel", ch, "median_pitch_hz", int(in.pitch), "map_weight", weight, "voice_band", in.band, "low_band_regenerated", in.lowBand}, noise...)...)
+		t.log.Debug("sphinx narrowband channel", append([]any{"channel", ch, "median_pitch_hz", int(in.pitch), "map_weight", weight, "voice_band", in.band, "low_band_regenerated", in.lowBand, "feature_map", t.channelMapName(in)}, noise...)...)
 	} else {
 		t.log.Debug("sphinx channel", append([]any{"channel", ch}, noise...)...)
 	}
@@ -457,7 +473,7 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 		if err != nil {
 			return nil, nil, err
 		}
-		cep = t.decodedFeatures(cep, weight, spread, dim)
+		cep = t.decodedFeatures(cep, t.channelMap(in), weight, spread, dim)
 		if passes[i].words, err = d.decodeCepstra(cep); err != nil {
 			return nil, nil, err
 		}
@@ -469,7 +485,7 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 			if err != nil {
 				return nil, nil, err
 			}
-			warped[k][i] = regionPass{cep: t.decodedFeatures(wcep, weight, spread, dim), words: passes[i].words}
+			warped[k][i] = regionPass{cep: t.decodedFeatures(wcep, t.channelMap(in), weight, spread, dim), words: passes[i].words}
 		}
 	}
 	if adapt {
@@ -722,11 +738,11 @@ func (t *Transcriber) plan(d *decoder, keyterms []string) keytermPlan {
 // end's, moved weight of the way to the narrowband map's output (the front
 // end's own for a weight of 0). (The two differ by a constant per coefficient
 // as well, which the decoder's CMN removes.)
-func (t *Transcriber) mapFeatures(cep []float32, weight float64) []float32 {
+func (t *Transcriber) mapFeatures(cep []float32, m *FeatureMap, weight float64) []float32 {
 	if weight <= 0 || len(cep) == 0 {
 		return cep
 	}
-	mapped := t.narrow.Apply(cep)
+	mapped := m.Apply(cep)
 	if weight < 1 {
 		w := float32(weight)
 		for i := range mapped {
@@ -739,8 +755,8 @@ func (t *Transcriber) mapFeatures(cep []float32, weight float64) []float32 {
 // decodedFeatures returns the cepstra the decoder reads for one region of a
 // channel: mapped (mapFeatures), then with c0's spread scaled when spread
 // says the channel's is (energyspread.go).
-func (t *Transcriber) decodedFeatures(cep []float32, weight float64, spread bool, dim int) []float32 {
-	cep = t.mapFeatures(cep, weight)
+func (t *Transcriber) decodedFeatures(cep []float32, m *FeatureMap, weight float64, spread bool, dim int) []float32 {
+	cep = t.mapFeatures(cep, m, weight)
 	if spread {
 		spreadEnergy(cep, dim)
 	}
@@ -767,6 +783,42 @@ type channelInput struct {
 	// speechOverFloor is how far (dB) its speech lies above its noise
 	// floor (regions.go).
 	speechOverFloor float64
+}
+
+// channelMap is the feature map a telephone channel's cepstra go through:
+// the voice-band map for a channel decoded from its voice band, the
+// narrowband map for the others (featuremap.go says why two).
+func (t *Transcriber) channelMap(in channelInput) *FeatureMap {
+	if in.band && t.band != nil {
+		return t.band
+	}
+	return t.narrow
+}
+
+// channelMapName names the map channelMap gives the channel, for the log:
+// "voice_band", "narrowband", or "none" for a channel decoded unmapped.
+func (t *Transcriber) channelMapName(in channelInput) string {
+	switch m := t.channelMap(in); {
+	case m == nil || in.weight <= 0:
+		return "none"
+	case m == t.band:
+		return "voice_band"
+	default:
+		return "narrowband"
+	}
+}
+
+// VoiceBandCepstra returns the cepstra the front end computes for a channel
+// of telephone-band audio decoded from its voice band, before any map: the
+// 300-3400 Hz band, with the band below it regenerated unless the
+// configuration keeps it empty, as Transcribe reads a high voice that came
+// through a line. The voice-band map's trainer fits on these.
+func (t *Transcriber) VoiceBandCepstra(ctx context.Context, samples []int16, rate int) (cep []float32, dim int, err error) {
+	band := voiceBand(samples, rate)
+	if !t.cfg.KeepLowBandEmpty {
+		band = withLowBand(band, rate)
+	}
+	return t.Cepstra(ctx, band, rate)
 }
 
 // mapsNarrowband says whether audio at rate goes through the narrowband
@@ -932,7 +984,7 @@ func (t *Transcriber) DecodedCepstra(ctx context.Context, samples []int16, rate 
 	if cep, dim, err = t.Cepstra(ctx, in.samples, rate); err != nil || in.weight <= 0 {
 		return cep, dim, in.weight, err
 	}
-	return t.mapFeatures(cep, in.weight), dim, in.weight, nil
+	return t.mapFeatures(cep, t.channelMap(in), in.weight), dim, in.weight, nil
 }
 
 // onOff is a PocketSphinx boolean argument.

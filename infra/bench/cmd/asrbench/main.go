@@ -89,13 +89,14 @@ func main() {
 	keepEcho := flag.Bool("keep-echo", false, "leave each channel's echo of the other in its regions")
 	lineMaxHMMs := flag.Int("line-quick-maxhmmpf", 0, "HMMs the first pass keeps active per frame on channels with a line's noise floor (0: no cap, the engine's default)")
 	quickMaxHMMs := flag.Int("quick-maxhmmpf", 0, "HMMs the quick (first-pass) search keeps active per frame (0: the decoder's -maxhmmpf)")
-	mapFile := flag.String("narrowband-map", "", "feature map for 8 kHz audio (default: the built-in one)")
+	mapFile := flag.String("narrowband-map", "", "feature map for the 8 kHz channels not decoded from their voice band (default: the built-in one)")
 	noMap := flag.Bool("no-narrowband-map", false, "decode 8 kHz audio without the narrowband feature map")
 	keepLowBandEmpty := flag.Bool("keep-low-band-empty", false, "decode the 8 kHz channels decoded from their voice band without the band below it regenerated from the band's harmonics")
 	noVoiceBand := flag.Bool("no-voice-band", false, "decode the 8 kHz channels the narrowband map applies to without first band-passing to 300-3400 Hz those whose speech came through that band only")
 	keytermsFile := flag.String("keyterms", "", "JSON file of each call's keyterms ({\"NAME\": [terms]}); scores the terms even without -use-keyterms")
 	useKeyterms := flag.Bool("use-keyterms", false, "send each call's keyterms with it (with -keyterms)")
 	keytermWeight := flag.Float64("keyterm-weight", 0, "keyterm LM weight (0 default)")
+	bandMapFile := flag.String("voice-band-map", "", "feature map for the 8 kHz channels decoded from their voice band (default: the built-in one)")
 	mllrFile := flag.String("narrowband-mllr", "", "MLLR transform for the 8 kHz channels the narrowband map applies to (default: the built-in one)")
 	unmappedMLLRFile := flag.String("narrowband-unmapped-mllr", "", "MLLR transform for the other 8 kHz channels (default: the built-in one)")
 	noMLLR := flag.Bool("no-narrowband-mllr", false, "decode 8 kHz audio with the stock acoustic model (no MLLR transform)")
@@ -152,6 +153,9 @@ func main() {
 	}
 	if *mapFile != "" {
 		cfg.NarrowbandMap = fromFile(*mapFile, sphinx.ParseFeatureMap)
+	}
+	if *bandMapFile != "" {
+		cfg.VoiceBandMap = fromFile(*bandMapFile, sphinx.ParseFeatureMap)
 	}
 	if *mllrFile != "" {
 		cfg.NarrowbandMLLR = fromFile(*mllrFile, sphinx.ParseMLLR)

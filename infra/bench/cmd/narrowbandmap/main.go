@@ -1,30 +1,41 @@
-// Command narrowbandmap fits the embedded engine's narrowband feature map
-// (shared/engines/sphinx/narrowband_map.json) on "stereo" speech: each training
-// sentence is synthesised once, then made wideband (16 kHz) and telephone-band
-// (8 kHz, the same sox conversion synthcall uses for the evaluation calls), and
-// the map learns to move the telephone-band cepstra onto the wideband ones. No
-// transcripts are involved.
+// Command narrowbandmap fits the embedded engine's feature maps
+// (shared/engines/sphinx/narrowband_map.json and voiceband_map.json) on
+// "stereo" speech: each training reading is seen wideband (16 kHz) and
+// telephone-band (8 kHz, made from it by the same sox conversion synthcall
+// uses for the evaluation calls), and the map learns to move the
+// telephone-band cepstra onto the wideband ones. No transcripts are involved.
+//
+// The readings are sentences synthesised by -voices, recordings under the
+// -recordings directories (16 kHz WAV, or G.722 as Debian packages the
+// Asterisk PBX's prompts), or both. make narrowband-map fits the narrowband
+// map on recordings alone, make voiceband-map the voice-band map on the
+// voices alone (the engine's featuremap.go says why two).
 //
 // Honesty rules, so that the ASR bench's 8 kHz figures stay a fair test:
 //   - the sentences come from the domain LM's text (shared/engines/sphinx/lmdata),
 //     which is kept disjoint from the evaluation dialogues;
 //   - the voices are ones the evaluation calls do not use (they use flite's
-//     slt and rms): flite's awb and kal16 and espeak-ng's English voices.
+//     slt and rms): flite's awb and kal16 and espeak-ng's English voices;
+//   - the recordings are voices the bench does not read: the Asterisk prompts
+//     in French, Italian and Russian (the English and Spanish ones are one
+//     woman's, the bench's prompts condition).
 //
 // Usage:
 //
-//	narrowbandmap [-out FILE] [-voices LIST] [-lines LIST] [-context N] [-hidden N]
+//	narrowbandmap [-out FILE] [-voices LIST] [-recordings DIRS] [-voice-band] [-lines LIST] [-context N] [-hidden N]
 //
 // A voice is flite:NAME or espeak:NAME, optionally with @CENTS to shift its
-// spectrum (sox pitch: vocal tract length perturbation). Every tenth sentence
+// spectrum (sox pitch: vocal tract length perturbation). Every tenth reading
 // is held out and the mean squared cepstral distance to the wideband features
-// (after CMN) is printed for it unmapped and mapped. Needs flite, espeak-ng and
-// sox (make deps-speech).
+// (after CMN) is printed for it unmapped and mapped. Needs flite, espeak-ng,
+// sox and spandsp (make deps-speech).
 //
 // -lines passes the telephone-band speech of each training reading through one
 // of the listed simulated telephone lines in turn (infra/bench/internal/telephone:
 // voice band, G.711, GSM, line noise), so the map learns to undo the channel as
 // well as the missing upper band; its target stays the clean wideband speech.
+// -voice-band reads the telephone-band side as the engine reads a channel
+// decoded from its voice band (300-3400 Hz, the band below regenerated).
 package main
 
 import (
@@ -32,8 +43,10 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/callscribe/callscribe/infra/bench/internal/speechdata"
@@ -61,6 +74,8 @@ func main() {
 	// read 5 words worse on the dev split's clean calls and 18 on its formant
 	// voices (infra/bench/README.md, "Accuracy by condition").
 	noiseRemoval := flag.Bool("noise-removal", true, "compute the training cepstra with PocketSphinx's noise removal on, as the shipped map was fitted")
+	recordings := flag.String("recordings", "", "directories of 16 kHz WAV recordings to fit on as well as the voices' sentences (-voices \"\" for the recordings alone), comma-separated; their 8 kHz side made by sox")
+	voiceBand := flag.Bool("voice-band", false, "fit the voice-band map: the 8 kHz side read as the engine reads a channel decoded from its voice band (300-3400 Hz, the band below regenerated)")
 	lineList := flag.String("lines", "", "telephone lines the 8 kHz readings pass through in turn, comma-separated (see linesim -list; empty: none)")
 	flag.Parse()
 	lines, err := speechdata.ParseLines(*lineList)
@@ -80,13 +95,33 @@ func main() {
 	if err := os.MkdirAll(*cache, 0o755); err != nil {
 		fatal(err)
 	}
-	t := &trainer{tr: tr, sentences: sentences, lines: lines, textName: filepath.Base(*textPath), cache: *cache,
+	t := &trainer{tr: tr, sentences: sentences, lines: lines, voiceBand: *voiceBand, textName: filepath.Base(*textPath), cache: *cache,
 		context: *contextFrames, ridge: *ridge, matchVariance: *matchVariance,
 		hidden: HiddenTraining{Units: *hidden, Epochs: *epochs, Batch: 256, Rate: *rate, Seed: 1,
 			Progress: func(epoch int, mse float64) {
 				fmt.Fprintf(os.Stderr, "narrowbandmap: epoch %d: training mean squared distance %.3f\n", epoch, mse)
 			}}}
-	m, err := t.fit(*voices)
+	readings := t.synthesised(*voices)
+	var what []string
+	if len(readings) > 0 {
+		what = append(what, fmt.Sprintf("%d sentences of %s (the domain LM text, disjoint from the evaluation dialogues) in voices %s",
+			len(t.sentences)-len(t.sentences)/10, t.textName, strings.Join(strings.Split(*voices, ","), " ")))
+	}
+	if *recordings != "" {
+		dirs := strings.Split(*recordings, ",")
+		recorded, err := t.recorded(dirs)
+		if err != nil {
+			fatal(err)
+		}
+		names := make([]string, len(dirs))
+		for i, d := range dirs {
+			names[i] = filepath.Base(filepath.Clean(d))
+		}
+		what = append(what, fmt.Sprintf("%d recordings in %s", len(recorded)-len(recorded)/10, strings.Join(names, " ")))
+		readings = append(readings, recorded...)
+		t.recordings = true
+	}
+	m, err := t.fit(readings, strings.Join(what, " and "))
 	if err != nil {
 		fatal(err)
 	}
@@ -115,53 +150,157 @@ type trainer struct {
 	ridge         float64
 	matchVariance bool
 	hidden        HiddenTraining
+	// voiceBand reads the 8 kHz side through the engine's voice band.
+	voiceBand bool
+	// recordings says whether recorded speech is among the readings.
+	recordings bool
 }
 
-// fit fits one map on the sentences spoken by the comma-separated voices.
-func (t *trainer) fit(voiceList string) (*sphinx.FeatureMap, error) {
-	voices := strings.Split(voiceList, ",")
+// narrowCepstra returns the cepstra of an 8 kHz training reading as the map
+// will meet them.
+func (t *trainer) narrowCepstra(ctx context.Context, narrow []int16) ([]float32, error) {
+	var (
+		cep []float32
+		err error
+	)
+	if t.voiceBand {
+		cep, _, err = t.tr.VoiceBandCepstra(ctx, narrow, 8000)
+	} else {
+		cep, _, err = t.tr.Cepstra(ctx, narrow, 8000)
+	}
+	return cep, err
+}
+
+// reading is one training reading: how to load its wideband and
+// telephone-band sides, and whether it is held out of the fit.
+type reading struct {
+	load    func() (wide, narrow []int16, err error)
+	heldOut bool
+}
+
+// heldOut says whether the i-th sentence or recording is held out of the
+// fit: every tenth.
+func heldOut(i int) bool { return i%10 == 9 }
+
+// synthesised are the training sentences spoken by each of the
+// comma-separated voices ("" for none).
+func (t *trainer) synthesised(voiceList string) []reading {
+	var out []reading
+	for _, voice := range strings.Split(voiceList, ",") {
+		if voice == "" {
+			continue
+		}
+		for i, text := range t.sentences {
+			out = append(out, reading{heldOut: heldOut(i), load: func() ([]int16, []int16, error) {
+				wide, narrow, err := speechdata.Synthesise(t.cache, voice, text)
+				if err != nil {
+					err = fmt.Errorf("%s: %w", voice, err)
+				}
+				return wide, narrow, err
+			}})
+		}
+	}
+	return out
+}
+
+// minRecordingSamples is 0.2 s at 16 kHz: some packages hold empty or
+// near-empty recordings, too short to fit on.
+const minRecordingSamples = 16000 / 5
+
+// recorded are the 16 kHz recordings under the directories (WAV, or G.722 as
+// Debian packages the Asterisk prompts at 16 kHz), in path order, each with
+// its 8 kHz side made by sox; recordings under 0.2 s are left out.
+func (t *trainer) recorded(dirs []string) ([]reading, error) {
+	var out []reading
+	for _, dir := range dirs {
+		var found []string
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if ext := filepath.Ext(path); !d.IsDir() && (ext == ".wav" || ext == ".g722") {
+				found = append(found, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("no .wav or .g722 recordings under %s", dir)
+		}
+		slices.Sort(found)
+		for _, path := range found {
+			wide, err := speechdata.ReadWideband(path)
+			if err != nil {
+				return nil, err
+			}
+			if len(wide) < minRecordingSamples {
+				continue
+			}
+			out = append(out, reading{heldOut: heldOut(len(out)), load: func() ([]int16, []int16, error) {
+				narrow, err := speechdata.Narrowband(t.cache, path, wide)
+				return wide, narrow, err
+			}})
+		}
+	}
+	return out, nil
+}
+
+// fit fits one map on the readings, those marked held out only measured; trainedOn says
+// what they are.
+func (t *trainer) fit(readings []reading, trainedOn string) (*sphinx.FeatureMap, error) {
+	if len(readings) == 0 {
+		return nil, fmt.Errorf("nothing to fit on: no voices and no recordings")
+	}
 	ctx := context.Background()
 	var (
 		fitter  *train.FeatureMapFitter
-		heldOut []FramePair
+		held    []FramePair
 		pairs   []FramePair
 		seconds float64
 	)
-	for v, voice := range voices {
-		for i, text := range t.sentences {
-			wide, narrow, err := speechdata.Synthesise(t.cache, voice, text)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", voice, err)
-			}
-			if narrow, err = speechdata.ThroughLine(narrow, t.lines, v*len(t.sentences)+i); err != nil {
-				return nil, err
-			}
-			wc, dim, err := t.tr.Cepstra(ctx, wide, 16000)
-			if err != nil {
-				return nil, err
-			}
-			nc, _, err := t.tr.Cepstra(ctx, narrow, 8000)
-			if err != nil {
-				return nil, err
-			}
-			if fitter == nil {
-				fitter = train.NewFeatureMapFitter(dim, t.context)
-			}
-			if i%10 == 9 {
-				heldOut = append(heldOut, FramePair{Narrow: nc, Wide: wc})
-				continue
-			}
-			fitter.Add(nc, wc)
-			if t.hidden.Units > 0 {
-				pairs = append(pairs, FramePair{Narrow: nc, Wide: wc})
-			}
-			seconds += float64(len(wide)) / 16000
+	for i, r := range readings {
+		wide, narrow, err := r.load()
+		if err != nil {
+			return nil, err
 		}
-		fmt.Fprintf(os.Stderr, "narrowbandmap: %s done (%d frames so far)\n", voice, fitter.Frames())
+		if narrow, err = speechdata.ThroughLine(narrow, t.lines, i); err != nil {
+			return nil, err
+		}
+		wc, dim, err := t.tr.Cepstra(ctx, wide, 16000)
+		if err != nil {
+			return nil, err
+		}
+		nc, err := t.narrowCepstra(ctx, narrow)
+		if err != nil {
+			return nil, err
+		}
+		if fitter == nil {
+			fitter = train.NewFeatureMapFitter(dim, t.context)
+		}
+		if r.heldOut {
+			held = append(held, FramePair{Narrow: nc, Wide: wc})
+			continue
+		}
+		fitter.Add(nc, wc)
+		if t.hidden.Units > 0 {
+			pairs = append(pairs, FramePair{Narrow: nc, Wide: wc})
+		}
+		seconds += float64(len(wide)) / 16000
+		if (i+1)%len(t.sentences) == 0 {
+			fmt.Fprintf(os.Stderr, "narrowbandmap: %d readings done (%d frames so far)\n", i+1, fitter.Frames())
+		}
 	}
-	trainedOn := fmt.Sprintf("%.0f s of speech (%d frames): %d sentences of %s (the domain LM text, disjoint from the evaluation dialogues) in voices %s; 8 kHz made by sox from the same synthesis%s",
-		seconds, fitter.Frames(), len(t.sentences)-len(t.sentences)/10, t.textName, strings.Join(voices, " "), speechdata.LinesNote(t.lines))
-	m, err := fitter.Fit(t.ridge, t.matchVariance, trainedOn)
+	side := "8 kHz made by sox from the same synthesis"
+	if t.recordings {
+		side = "8 kHz made by sox from the same audio"
+	}
+	if t.voiceBand {
+		side += ", read through the engine's voice band with the band below it regenerated"
+	}
+	m, err := fitter.Fit(t.ridge, t.matchVariance, fmt.Sprintf("%.0f s of speech (%d frames): %s; %s%s",
+		seconds, fitter.Frames(), trainedOn, side, speechdata.LinesNote(t.lines)))
 	if err != nil {
 		return nil, err
 	}
@@ -171,10 +310,17 @@ func (t *trainer) fit(voiceList string) (*sphinx.FeatureMap, error) {
 		}
 		m.TrainedOn += fmt.Sprintf("; hidden layer of %d units, %d epochs of Adam", t.hidden.Units, t.hidden.Epochs)
 	}
-	var before, after float64
-	var frames int
+	before, after, frames := heldOutDistance(m, held)
+	fmt.Printf("narrowbandmap: %s: %d training frames; held out %d frames: mean squared cepstral distance to wideband (after CMN) %.3f unmapped, %.3f mapped\n",
+		trainedOn, fitter.Frames(), frames, before, after)
+	return m, nil
+}
+
+// heldOutDistance is the mean squared cepstral distance per frame of the
+// held-out readings' narrowband frames to their wideband ones, unmapped and
+// through m, compared as the decoder compares them: after batch CMN.
+func heldOutDistance(m *sphinx.FeatureMap, heldOut []FramePair) (before, after float64, frames int) {
 	for _, p := range heldOut {
-		// Compared as the decoder compares them: after batch CMN.
 		n := min(len(p.Narrow), len(p.Wide)) / m.Dim * m.Dim
 		narrow := sphinx.MeanNormalised(p.Narrow[:n], m.Dim)
 		wide := sphinx.MeanNormalised(p.Wide[:n], m.Dim)
@@ -187,7 +333,8 @@ func (t *trainer) fit(voiceList string) (*sphinx.FeatureMap, error) {
 		}
 		frames += n / m.Dim
 	}
-	fmt.Printf("narrowbandmap: %s: %d training frames; held out %d frames: mean squared cepstral distance to wideband (after CMN) %.3f unmapped, %.3f mapped\n",
-		voiceList, fitter.Frames(), frames, before/float64(frames), after/float64(frames))
-	return m, nil
+	if frames == 0 {
+		return 0, 0, 0
+	}
+	return before / float64(frames), after / float64(frames), frames
 }
