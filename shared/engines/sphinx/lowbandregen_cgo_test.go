@@ -11,10 +11,7 @@ import "testing"
 func TestOnlyBandLimitedHighVoicesGetTheirLowBandRegenerated(t *testing.T) {
 	needModel(t)
 	t.Parallel()
-	const rate = 8000
-	speech := speak(t, "slt", shortLine, rate)
-	full := track(rate, 0.5+float64(len(speech))/float64(rate)+0.5, clip{0.5, speech})
-	audio := wavOf(t, rate, full, voiceBand(full, rate))
+	audio := fullAndBandLimitedLegs(t)
 	lines, texts := transcribeLogged(t, Config{}, audio)
 	if l := lines[0]; l.VoiceBand || l.LowBandRegenerated {
 		t.Errorf("full-band leg: %+v, want neither its voice band nor a regenerated low band", l)
@@ -28,4 +25,15 @@ func TestOnlyBandLimitedHighVoicesGetTheirLowBandRegenerated(t *testing.T) {
 	if lines, _ := transcribeLogged(t, Config{KeepLowBandEmpty: true}, audio); lines[1].LowBandRegenerated || !lines[1].VoiceBand {
 		t.Errorf("KeepLowBandEmpty, band-limited leg: %+v, want its voice band alone", lines[1])
 	}
+}
+
+// fullAndBandLimitedLegs is an 8 kHz call whose left leg is a high voice
+// (slt saying shortLine) as synthesised and whose right leg is the same
+// speech through a line's voice band.
+func fullAndBandLimitedLegs(t *testing.T) []byte {
+	t.Helper()
+	const rate = 8000
+	speech := speak(t, "slt", shortLine, rate)
+	full := track(rate, 0.5+float64(len(speech))/float64(rate)+0.5, clip{0.5, speech})
+	return wavOf(t, rate, full, voiceBand(full, rate))
 }

@@ -12,10 +12,7 @@ import "testing"
 func TestEachLegGoesThroughTheMapFittedForItsInput(t *testing.T) {
 	needModel(t)
 	t.Parallel()
-	const rate = 8000
-	speech := speak(t, "slt", shortLine, rate)
-	full := track(rate, 0.5+float64(len(speech))/float64(rate)+0.5, clip{0.5, speech})
-	audio := wavOf(t, rate, full, voiceBand(full, rate))
+	audio := fullAndBandLimitedLegs(t)
 
 	lines, texts := transcribeLogged(t, Config{}, audio)
 	if lines[0].FeatureMap != "narrowband" || lines[1].FeatureMap != "voice_band" {
