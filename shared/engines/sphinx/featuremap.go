@@ -35,15 +35,15 @@ import (
 // PBX's prompts in French, Italian and Russian (three professional voices
 // the ASR bench never reads, packaged at 16 kHz; a map needs no transcripts,
 // so the language does not matter). Against the map fitted on synthesised
-// voices it read the bench's real English voice 11% better on a clean line
-// and the tuned synthetic voice no worse; it costs the formant voices
-// (infra/bench/README.md, "Accuracy by condition"). Channels decoded from a
-// line's voice band (lowband.go) keep the map fitted on synthesised voices
-// (voiceband_map.json): through the band it read the real voice better than
-// either map fitted on the recordings, that one included, or one fitted on
-// the recordings through the band itself. Why the synthetic fit wins there is
-// not pinned down; the speaker adaptation transforms (mllr.go) were fitted on
-// its output, and the band leaves the map less to predict and more to undo.
+// voices it read the bench's real English voice a point better on a clean
+// line (28.8% -> 27.8%), and the synthetic voices within the noise either way
+// (infra/bench/README.md, "Maps fitted on recorded speech"). Channels decoded
+// from a line's voice band (lowband.go) keep the map fitted on synthesised
+// voices (voiceband_map.json): through the band it read the real voice better
+// than the recordings' map, and better than a map fitted on the recordings
+// through the band itself. Why the synthetic fit wins there is not pinned
+// down; the channel-type MLLR transforms (mllr.go) were fitted on its output,
+// and the band leaves the map less to predict and more to undo.
 type FeatureMap struct {
 	// Context is the number of frames on each side of the output frame.
 	Context int `json:"context"`
