@@ -8,7 +8,6 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
-	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
@@ -140,21 +139,12 @@ func Narrowband(cache, path string, wide []int16) ([]int16, error) {
 	if narrow, err := ReadWAV(conv); err == nil {
 		return narrow, nil
 	}
-	cmd := exec.Command("sox", "-t", "raw", "-r", "16000", "-e", "signed", "-b", "16", "-c", "1", "-L", "-", "-r", "8000", "-b", "16", conv)
-	cmd.Stdin = bytes.NewReader(littleEndian(wide))
+	cmd := exec.Command("sox", "-t", "wav", "-", "-r", "8000", "-b", "16", conv)
+	cmd.Stdin = bytes.NewReader(decode.EncodeWAV(16000, wide))
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("sox: %v: %s", err, b)
 	}
 	return ReadWAV(conv)
-}
-
-// littleEndian is pcm as 16-bit little-endian bytes.
-func littleEndian(pcm []int16) []byte {
-	b := make([]byte, 2*len(pcm))
-	for i, v := range pcm {
-		binary.LittleEndian.PutUint16(b[2*i:], uint16(v))
-	}
-	return b
 }
 
 // ReadWAV reads the first channel of a WAV file.
