@@ -119,9 +119,15 @@ func main() {
 		}
 		what = append(what, fmt.Sprintf("%d recordings in %s", len(recorded)-len(recorded)/10, strings.Join(names, " ")))
 		readings = append(readings, recorded...)
-		t.recordings = true
 	}
-	m, err := t.fit(readings, strings.Join(what, " and "))
+	side := "8 kHz made by sox from the same synthesis"
+	if *recordings != "" {
+		side = "8 kHz made by sox from the same audio"
+	}
+	if *voiceBand {
+		side += ", read through the engine's voice band with the band below it regenerated"
+	}
+	m, err := t.fit(readings, strings.Join(what, " and ")+"; "+side)
 	if err != nil {
 		fatal(err)
 	}
@@ -152,8 +158,6 @@ type trainer struct {
 	hidden        HiddenTraining
 	// voiceBand reads the 8 kHz side through the engine's voice band.
 	voiceBand bool
-	// recordings says whether recorded speech is among the readings.
-	recordings bool
 }
 
 // narrowCepstra returns the cepstra of an 8 kHz training reading as the map
@@ -247,8 +251,8 @@ func (t *trainer) recorded(dirs []string) ([]reading, error) {
 	return out, nil
 }
 
-// fit fits one map on the readings, those marked held out only measured; trainedOn says
-// what they are.
+// fit fits one map on the readings, those marked held out only measured;
+// trainedOn says what they are and how their 8 kHz side was made.
 func (t *trainer) fit(readings []reading, trainedOn string) (*sphinx.FeatureMap, error) {
 	if len(readings) == 0 {
 		return nil, fmt.Errorf("nothing to fit on: no voices and no recordings")
@@ -292,15 +296,8 @@ func (t *trainer) fit(readings []reading, trainedOn string) (*sphinx.FeatureMap,
 			fmt.Fprintf(os.Stderr, "narrowbandmap: %d readings done (%d frames so far)\n", i+1, fitter.Frames())
 		}
 	}
-	side := "8 kHz made by sox from the same synthesis"
-	if t.recordings {
-		side = "8 kHz made by sox from the same audio"
-	}
-	if t.voiceBand {
-		side += ", read through the engine's voice band with the band below it regenerated"
-	}
-	m, err := fitter.Fit(t.ridge, t.matchVariance, fmt.Sprintf("%.0f s of speech (%d frames): %s; %s%s",
-		seconds, fitter.Frames(), trainedOn, side, speechdata.LinesNote(t.lines)))
+	m, err := fitter.Fit(t.ridge, t.matchVariance, fmt.Sprintf("%.0f s of speech (%d frames): %s%s",
+		seconds, fitter.Frames(), trainedOn, speechdata.LinesNote(t.lines)))
 	if err != nil {
 		return nil, err
 	}
