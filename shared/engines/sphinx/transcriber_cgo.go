@@ -78,23 +78,15 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 		}
 	}
 	t := &Transcriber{cfg: cfg, log: log, pool: make(chan *decoder, cfg.Decoders), narrow: cfg.NarrowbandMap, band: cfg.VoiceBandMap}
-	switch {
-	case cfg.DisableNarrowbandMap:
+	if cfg.DisableNarrowbandMap {
 		t.narrow, t.band = nil, nil
-	default:
-		if t.narrow == nil {
-			m, err := BuiltinNarrowbandMap()
-			if err != nil {
-				return nil, fmt.Errorf("sphinx: the built-in narrowband map: %w", err)
-			}
-			t.narrow = m
+	} else {
+		var err error
+		if t.narrow, err = mapOrBuiltin(t.narrow, BuiltinNarrowbandMap, "narrowband map"); err != nil {
+			return nil, err
 		}
-		if t.band == nil {
-			m, err := BuiltinVoiceBandMap()
-			if err != nil {
-				return nil, fmt.Errorf("sphinx: the built-in voice-band map: %w", err)
-			}
-			t.band = m
+		if t.band, err = mapOrBuiltin(t.band, BuiltinVoiceBandMap, "voice-band map"); err != nil {
+			return nil, err
 		}
 	}
 	switch {
@@ -259,13 +251,9 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 			}
 		}
 	}
-	if t.band != nil && t.band.Dim != t.all[0].cepDim() {
+	if err := errors.Join(mapFits(t.narrow, "narrowband map", t.all[0].cepDim()), mapFits(t.band, "voice-band map", t.all[0].cepDim())); err != nil {
 		t.Close()
-		return nil, fmt.Errorf("sphinx: the voice-band map is for %d-long cepstra, the model's are %d", t.band.Dim, t.all[0].cepDim())
-	}
-	if t.narrow != nil && t.narrow.Dim != t.all[0].cepDim() {
-		t.Close()
-		return nil, fmt.Errorf("sphinx: the narrowband map is for %d-long cepstra, the model's are %d", t.narrow.Dim, t.all[0].cepDim())
+		return nil, err
 	}
 	if dim := t.all[0].cepDim(); (len(transforms) > 0 || t.speaker != nil) && dim != modelStreams[0] {
 		t.Close()
@@ -460,6 +448,7 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 	}
 	var buf []int16
 	dim := d.cepDim()
+	featureMap := t.channelMap(in)
 	for i, g := range regions {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
@@ -473,7 +462,7 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 		if err != nil {
 			return nil, nil, err
 		}
-		cep = t.decodedFeatures(cep, t.channelMap(in), weight, spread, dim)
+		cep = t.decodedFeatures(cep, featureMap, weight, spread, dim)
 		if passes[i].words, err = d.decodeCepstra(cep); err != nil {
 			return nil, nil, err
 		}
@@ -485,7 +474,7 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 			if err != nil {
 				return nil, nil, err
 			}
-			warped[k][i] = regionPass{cep: t.decodedFeatures(wcep, t.channelMap(in), weight, spread, dim), words: passes[i].words}
+			warped[k][i] = regionPass{cep: t.decodedFeatures(wcep, featureMap, weight, spread, dim), words: passes[i].words}
 		}
 	}
 	if adapt {
@@ -735,7 +724,7 @@ func (t *Transcriber) plan(d *decoder, keyterms []string) keytermPlan {
 }
 
 // mapFeatures returns the cepstra the decoder reads for one region: the front
-// end's, moved weight of the way to the narrowband map's output (the front
+// end's, moved weight of the way to the output of m (the channel's map) (the front
 // end's own for a weight of 0). (The two differ by a constant per coefficient
 // as well, which the decoder's CMN removes.)
 func (t *Transcriber) mapFeatures(cep []float32, m *FeatureMap, weight float64) []float32 {
@@ -785,6 +774,28 @@ type channelInput struct {
 	speechOverFloor float64
 }
 
+// mapOrBuiltin is the configured feature map, or the built-in one when none
+// is configured; name says which map in an error.
+func mapOrBuiltin(configured *FeatureMap, builtin func() (*FeatureMap, error), name string) (*FeatureMap, error) {
+	if configured != nil {
+		return configured, nil
+	}
+	m, err := builtin()
+	if err != nil {
+		return nil, fmt.Errorf("sphinx: the built-in %s: %w", name, err)
+	}
+	return m, nil
+}
+
+// mapFits checks that a feature map (nil: none) is for the model's cepstra
+// of dim values.
+func mapFits(m *FeatureMap, name string, dim int) error {
+	if m != nil && m.Dim != dim {
+		return fmt.Errorf("sphinx: the %s is for %d-long cepstra, the model's are %d", name, m.Dim, dim)
+	}
+	return nil
+}
+
 // channelMap is the feature map a telephone channel's cepstra go through:
 // the voice-band map for a channel decoded from its voice band, the
 // narrowband map for the others (featuremap.go says why two).
@@ -814,11 +825,19 @@ func (t *Transcriber) channelMapName(in channelInput) string {
 // configuration keeps it empty, as Transcribe reads a high voice that came
 // through a line. The voice-band map's trainer fits on these.
 func (t *Transcriber) VoiceBandCepstra(ctx context.Context, samples []int16, rate int) (cep []float32, dim int, err error) {
-	band := voiceBand(samples, rate)
-	if !t.cfg.KeepLowBandEmpty {
-		band = withLowBand(band, rate)
-	}
+	band, _ := t.voiceBandSamples(samples, rate)
 	return t.Cepstra(ctx, band, rate)
+}
+
+// voiceBandSamples returns a channel's voice band (voiceband.go) with the
+// band below it regenerated (lowbandregen.go), unless the configuration keeps
+// it empty, and whether it was.
+func (t *Transcriber) voiceBandSamples(samples []int16, rate int) (band []int16, lowBand bool) {
+	band = voiceBand(samples, rate)
+	if t.cfg.KeepLowBandEmpty {
+		return band, false
+	}
+	return withLowBand(band, rate), true
 }
 
 // mapsNarrowband says whether audio at rate goes through the narrowband
@@ -937,10 +956,7 @@ func (t *Transcriber) telephoneInputOf(samples []int16, rate int, speech channel
 	in.weight = narrowbandMapWeight(in.pitch)
 	// The band-pass keeps timing, so the regions stand.
 	if in.band = t.decodesVoiceBand(samples, rate, regions, in.weight); in.band {
-		in.samples = voiceBand(samples, rate)
-	}
-	if in.band && !t.cfg.KeepLowBandEmpty {
-		in.samples, in.lowBand = withLowBand(in.samples, rate), true
+		in.samples, in.lowBand = t.voiceBandSamples(samples, rate)
 	}
 	return in
 }

@@ -2,7 +2,10 @@
 
 package sphinx
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestEachLegGoesThroughTheMapFittedForItsInput decodes a high voice twice in
 // one call, full-band on one leg and through a line's voice band on the
@@ -57,4 +60,28 @@ func constantMap(m *FeatureMap) *FeatureMap {
 		out.Weights = append(out.Weights, row)
 	}
 	return out
+}
+
+// A configured map for cepstra of another length stops the transcriber at
+// start-up, with an error naming the map.
+func TestAMapForOtherCepstraIsRefused(t *testing.T) {
+	needModel(t)
+	t.Parallel()
+	other := constantMap(&FeatureMap{Context: 4, Dim: 12})
+	for _, c := range []struct {
+		cfg  Config
+		name string
+	}{
+		{Config{Decoders: 1, NarrowbandMap: other}, "the narrowband map"},
+		{Config{Decoders: 1, VoiceBandMap: other}, "the voice-band map"},
+	} {
+		tr, err := NewTranscriber(c.cfg)
+		if err == nil {
+			tr.Close()
+			t.Fatalf("%s for 12-long cepstra: no error", c.name)
+		}
+		if !strings.Contains(err.Error(), c.name+" is for 12-long cepstra") {
+			t.Errorf("error %q does not name %s", err, c.name)
+		}
+	}
 }
