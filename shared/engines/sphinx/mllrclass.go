@@ -48,7 +48,7 @@ var obstruents = map[string]bool{
 // whose codebooks are its base phones in the model definition's order;
 // bases names them, and filler marks the model's noise phones. A base phone
 // the CMU set does not have as an obstruent counts as a sonorant.
-func phoneClasses(means *gaussianParams, bases []string, filler []bool) ([]int, error) {
+func phoneClasses(means *GaussianParams, bases []string, filler []bool) ([]int, error) {
 	if len(bases) != means.codebooks || len(filler) != len(bases) {
 		return nil, fmt.Errorf("phone classes: the model has %d codebooks and %d base phones; want one codebook a phone (a phonetically tied model)", means.codebooks, len(bases))
 	}
@@ -217,11 +217,11 @@ func solveLinear(G, k []float64, n int) ([]float64, error) {
 // by priorFrames: (occ·W + prior·global)/(occ + prior); a class whose
 // equations are singular takes global as it is. It also returns each
 // class's aligned frames.
-func classMeans(means, vars *gaussianParams, c *gaussianCounts, class []int, nClasses int, global *MLLR, priorFrames float64) (*gaussianParams, []float64, error) {
+func classMeans(means, vars *GaussianParams, c *gaussianCounts, class []int, nClasses int, global *MLLR, priorFrames float64) (*GaussianParams, []float64, error) {
 	if global.Classes != 1 {
 		return nil, nil, fmt.Errorf("class transforms: the global transform has %d classes, want 1", global.Classes)
 	}
-	for _, g := range []*gaussianParams{vars, c.mean} {
+	for _, g := range []*GaussianParams{vars, c.mean} {
 		if !means.sameShape(g) {
 			return nil, nil, errors.New("class transforms: the statistics do not fit the model")
 		}
@@ -247,7 +247,7 @@ func classMeans(means, vars *gaussianParams, c *gaussianCounts, class []int, nCl
 				if occ <= 1e-6 {
 					continue
 				}
-				stats[class[cb*means.densities+d]].add(means.at(cb, s, d), vars.at(cb, s, d), c.mean.at(cb, s, d), occ)
+				stats[class[cb*means.densities+d]].add(means.At(cb, s, d), vars.At(cb, s, d), c.mean.At(cb, s, d), occ)
 			}
 		}
 		glob := global1[s]
@@ -276,7 +276,7 @@ func classMeans(means, vars *gaussianParams, c *gaussianCounts, class []int, nCl
 
 // transformedMeans returns the means a one-class transform moves the model's
 // to.
-func transformedMeans(m *MLLR, means *gaussianParams) (*gaussianParams, error) {
+func transformedMeans(m *MLLR, means *GaussianParams) (*GaussianParams, error) {
 	if m.Classes != 1 {
 		return nil, fmt.Errorf("mllr: %d classes, want 1", m.Classes)
 	}
@@ -305,13 +305,13 @@ func streamRows(m *MLLR) [][][]float64 {
 
 // moveMeans returns the means with each Gaussian's moved by the rows rowsOf
 // gives for its stream, codebook and density: mean'[l] = row[l]·(mean, 1).
-func moveMeans(means *gaussianParams, rowsOf func(s, cb, d int) [][]float64) *gaussianParams {
-	moved := &gaussianParams{codebooks: means.codebooks, densities: means.densities, streams: means.streams, values: make([]float32, len(means.values))}
+func moveMeans(means *GaussianParams, rowsOf func(s, cb, d int) [][]float64) *GaussianParams {
+	moved := &GaussianParams{codebooks: means.codebooks, densities: means.densities, streams: means.streams, values: make([]float32, len(means.values))}
 	for s, n := range means.streams {
 		for cb := 0; cb < means.codebooks; cb++ {
 			for d := 0; d < means.densities; d++ {
 				r := rowsOf(s, cb, d)
-				mu, out := means.at(cb, s, d), moved.at(cb, s, d)
+				mu, out := means.At(cb, s, d), moved.At(cb, s, d)
 				for l := 0; l < n; l++ {
 					v := r[l][n]
 					for j := 0; j < n; j++ {
@@ -325,9 +325,9 @@ func moveMeans(means *gaussianParams, rowsOf func(s, cb, d int) [][]float64) *ga
 	return moved
 }
 
-// writeGaussianParams writes means or variances in SphinxTrain's binary
+// WriteGaussianParams writes means or variances in SphinxTrain's binary
 // form, which PocketSphinx's -mean reads.
-func writeGaussianParams(path string, g *gaussianParams) error {
+func WriteGaussianParams(path string, g *GaussianParams) error {
 	dims := []uint32{uint32(g.codebooks), uint32(len(g.streams)), uint32(g.densities)}
 	for _, n := range g.streams {
 		dims = append(dims, uint32(n))

@@ -35,7 +35,7 @@ func TestOneClassMatchesMLLRSolve(t *testing.T) {
 		for s, n := range streams {
 			for d := 0; d < 8; d++ {
 				occ := c.occ[(cb*len(streams)+s)*8+d]
-				sum := c.mean.at(cb, s, d)
+				sum := c.mean.At(cb, s, d)
 				for l := 0; l < n; l++ {
 					sum[l] = occ * (sum[l] + float32(rng.NormFloat64()))
 				}
@@ -43,10 +43,10 @@ func TestOneClassMatchesMLLRSolve(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	if err := writeGaussianParams(filepath.Join(dir, "means"), means); err != nil {
+	if err := WriteGaussianParams(filepath.Join(dir, "means"), means); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeGaussianParams(filepath.Join(dir, "variances"), vars); err != nil {
+	if err := WriteGaussianParams(filepath.Join(dir, "variances"), vars); err != nil {
 		t.Fatal(err)
 	}
 	accum := filepath.Join(dir, "accum")
@@ -120,7 +120,7 @@ func TestDecoderLoadsMovedMeans(t *testing.T) {
 		return fmt.Sprint(words) // text, frames and posterior of each word
 	}
 	transformed := decodeWith("", tr.mappedMLLRPath)
-	stock, err := readGaussianParams(d.stockMeans)
+	stock, err := ReadGaussianParams(d.stockMeans)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestDecoderLoadsMovedMeans(t *testing.T) {
 		t.Fatal(err)
 	}
 	movedPath := filepath.Join(t.TempDir(), "means")
-	if err := writeGaussianParams(movedPath, moved); err != nil {
+	if err := WriteGaussianParams(movedPath, moved); err != nil {
 		t.Fatal(err)
 	}
 	if got := decodeWith(movedPath, ""); got != transformed {

@@ -10,9 +10,9 @@ import (
 
 // syntheticModel is a model of codebooks × densities Gaussians over streams
 // with means drawn at random and variances in 0.5..2.
-func syntheticModel(rng *rand.Rand, codebooks, densities int, streams []int) (means, vars *gaussianParams) {
-	means = &gaussianParams{codebooks: codebooks, densities: densities, streams: streams}
-	vars = &gaussianParams{codebooks: codebooks, densities: densities, streams: streams}
+func syntheticModel(rng *rand.Rand, codebooks, densities int, streams []int) (means, vars *GaussianParams) {
+	means = &GaussianParams{codebooks: codebooks, densities: densities, streams: streams}
+	vars = &GaussianParams{codebooks: codebooks, densities: densities, streams: streams}
 	blk := 0
 	for _, n := range streams {
 		blk += n
@@ -27,17 +27,17 @@ func syntheticModel(rng *rand.Rand, codebooks, densities int, streams []int) (me
 // statisticsFrom makes bw-like statistics of frames whose mean, for each
 // Gaussian, is where transformOf(its class) moves the Gaussian's mean: the
 // sums are occupancy times that point, each Gaussian with occupancy occ.
-func statisticsFrom(means *gaussianParams, class []int, transformOf func(class, stream int) (A [][]float64, b []float64), occ float32) *gaussianCounts {
+func statisticsFrom(means *GaussianParams, class []int, transformOf func(class, stream int) (A [][]float64, b []float64), occ float32) *gaussianCounts {
 	c := &gaussianCounts{
-		mean: &gaussianParams{codebooks: means.codebooks, densities: means.densities, streams: means.streams, values: make([]float32, len(means.values))},
-		sq:   &gaussianParams{codebooks: means.codebooks, densities: means.densities, streams: means.streams, values: make([]float32, len(means.values))},
+		mean: &GaussianParams{codebooks: means.codebooks, densities: means.densities, streams: means.streams, values: make([]float32, len(means.values))},
+		sq:   &GaussianParams{codebooks: means.codebooks, densities: means.densities, streams: means.streams, values: make([]float32, len(means.values))},
 		occ:  make([]float32, means.codebooks*len(means.streams)*means.densities),
 	}
 	for cb := 0; cb < means.codebooks; cb++ {
 		for s, n := range means.streams {
 			for d := 0; d < means.densities; d++ {
 				A, b := transformOf(class[cb*means.densities+d], s)
-				mu, sum, sq := means.at(cb, s, d), c.mean.at(cb, s, d), c.sq.at(cb, s, d)
+				mu, sum, sq := means.At(cb, s, d), c.mean.At(cb, s, d), c.sq.At(cb, s, d)
 				for l := 0; l < n; l++ {
 					v := b[l]
 					for k := 0; k < n; k++ {
@@ -98,7 +98,7 @@ func TestClassMeansRecoverEachClassTransform(t *testing.T) {
 		for s, n := range streams {
 			for d := 0; d < means.densities; d++ {
 				A, b := transformOf(class[cb*means.densities+d], s)
-				mu, got := means.at(cb, s, d), moved.at(cb, s, d)
+				mu, got := means.At(cb, s, d), moved.At(cb, s, d)
 				for l := 0; l < n; l++ {
 					want := b[l]
 					for j := 0; j < n; j++ {
@@ -158,7 +158,7 @@ func TestClassWithoutFramesTakesTheGlobalTransform(t *testing.T) {
 	}
 	for cb := 0; cb < means.codebooks; cb++ {
 		for d := 0; d < means.densities; d++ {
-			mu, got := means.at(cb, 0, d), moved.at(cb, 0, d)
+			mu, got := means.At(cb, 0, d), moved.At(cb, 0, d)
 			want := []float64{float64(mu[0]) + 1, float64(mu[1]) + 1}
 			if class[cb*means.densities+d] == 1 {
 				want = []float64{float64(mu[0]) - 3, float64(mu[1]) + 5}
@@ -173,7 +173,7 @@ func TestClassWithoutFramesTakesTheGlobalTransform(t *testing.T) {
 }
 
 // alternateClasses puts every other codebook's Gaussians in class 1.
-func alternateClasses(means *gaussianParams) []int {
+func alternateClasses(means *GaussianParams) []int {
 	class := make([]int, means.codebooks*means.densities)
 	for i := range class {
 		class[i] = (i / means.densities) % 2
@@ -253,7 +253,7 @@ func BenchmarkClassMeans(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := writeGaussianParams(path, moved); err != nil {
+		if err := WriteGaussianParams(path, moved); err != nil {
 			b.Fatal(err)
 		}
 	}

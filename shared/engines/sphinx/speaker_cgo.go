@@ -37,7 +37,7 @@ type speakerAdapter struct {
 	// applied (negative: no variance scale); means and vars are the model's
 	// Gaussians it is estimated against.
 	variancePrior float64
-	means, vars   *gaussianParams
+	means, vars   *GaussianParams
 	// warpMargin is how much higher a warped front end's alignment
 	// log-likelihood per frame must be than the unwarped one's for it to be
 	// chosen (chooseWarp).
@@ -62,10 +62,10 @@ func newSpeakerAdapter(tools, hmm, dict, dir string, weight float64) (*speakerAd
 		return nil, fmt.Errorf("sphinx: preparing the model for speaker adaptation: %w", err)
 	}
 	var err error
-	if s.means, err = readGaussianParams(filepath.Join(s.model, "means")); err != nil {
+	if s.means, err = ReadGaussianParams(filepath.Join(s.model, "means")); err != nil {
 		return nil, fmt.Errorf("sphinx: reading the model for speaker adaptation: %w", err)
 	}
-	if s.vars, err = readGaussianParams(filepath.Join(s.model, "variances")); err != nil {
+	if s.vars, err = ReadGaussianParams(filepath.Join(s.model, "variances")); err != nil {
 		return nil, fmt.Errorf("sphinx: reading the model for speaker adaptation: %w", err)
 	}
 	return s, nil
@@ -211,7 +211,7 @@ func (s *speakerAdapter) withClasses(m *speakerModel, streams []int) error {
 		scale = meanScale(h)
 	}
 	means, decodePath := filepath.Join(m.dir, "means"), filepath.Join(m.dir, "classes.mllr")
-	if err := writeGaussianParams(means, moved); err != nil {
+	if err := WriteGaussianParams(means, moved); err != nil {
 		return err
 	}
 	if err := os.WriteFile(decodePath, decode.Format(), 0o600); err != nil {

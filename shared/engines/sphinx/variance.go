@@ -26,22 +26,41 @@ import (
 // (700-1,600 frames) gets most of its own. Without the prior the clips lost
 // words (28 of 71 wrong before, 31 after) while calls gained.
 
-// gaussianParams are a SphinxTrain Gaussian parameter file's vectors (means
+// GaussianParams are a SphinxTrain Gaussian parameter file's vectors (means
 // or variances): codebook by stream by density, each a vector of its
 // stream's length, in file order.
-type gaussianParams struct {
+type GaussianParams struct {
 	codebooks, densities int
 	streams              []int
 	values               []float32
 }
 
 // sameShape reports whether o has g's codebooks, densities and streams.
-func (g *gaussianParams) sameShape(o *gaussianParams) bool {
+func (g *GaussianParams) sameShape(o *GaussianParams) bool {
 	return g.codebooks == o.codebooks && g.densities == o.densities && slices.Equal(g.streams, o.streams)
 }
 
-// at returns the vector of one codebook's density in one stream.
-func (g *gaussianParams) at(cb, stream, density int) []float32 {
+// NewGaussianParams returns zeroed vectors of the given shape.
+func NewGaussianParams(codebooks, densities int, streams []int) *GaussianParams {
+	blk := 0
+	for _, n := range streams {
+		blk += n
+	}
+	return &GaussianParams{codebooks: codebooks, densities: densities, streams: slices.Clone(streams), values: make([]float32, codebooks*densities*blk)}
+}
+
+// Shape returns the codebook and density counts and each stream's length.
+func (g *GaussianParams) Shape() (codebooks, densities int, streams []int) {
+	return g.codebooks, g.densities, slices.Clone(g.streams)
+}
+
+// TransformedMeans returns the means a one-class transform moves these to.
+func (g *GaussianParams) TransformedMeans(m *MLLR) (*GaussianParams, error) {
+	return transformedMeans(m, g)
+}
+
+// At returns the vector of one codebook's density in one stream.
+func (g *GaussianParams) At(cb, stream, density int) []float32 {
 	blk := 0
 	for _, n := range g.streams {
 		blk += n
@@ -154,10 +173,10 @@ func readS3(path string, parse func(*s3Reader) error) error {
 	return nil
 }
 
-// readGaussianParams reads a means or variances file: the codebook, stream
+// ReadGaussianParams reads a means or variances file: the codebook, stream
 // and density counts, the stream lengths, then the vectors.
-func readGaussianParams(path string) (*gaussianParams, error) {
-	g := &gaussianParams{}
+func ReadGaussianParams(path string) (*GaussianParams, error) {
+	g := &GaussianParams{}
 	err := readS3(path, func(r *s3Reader) error {
 		var nStreams int
 		if err := r.uints(&g.codebooks, &nStreams, &g.densities); err != nil {
@@ -181,7 +200,7 @@ func readGaussianParams(path string) (*gaussianParams, error) {
 // occupancy-weighted sums of the frames (mean) and of their squares (sq),
 // and the occupancies themselves (occ, one per codebook, stream, density).
 type gaussianCounts struct {
-	mean, sq *gaussianParams
+	mean, sq *GaussianParams
 	occ      []float32
 }
 
@@ -202,8 +221,8 @@ func readGaussianCounts(path string) (*gaussianCounts, error) {
 		if err != nil {
 			return err
 		}
-		c.mean = &gaussianParams{codebooks: codebooks, densities: densities, streams: streams}
-		c.sq = &gaussianParams{codebooks: codebooks, densities: densities, streams: streams}
+		c.mean = &GaussianParams{codebooks: codebooks, densities: densities, streams: streams}
+		c.sq = &GaussianParams{codebooks: codebooks, densities: densities, streams: streams}
 		if c.mean.values, err = r.floats(codebooks * densities * blk); err != nil {
 			return err
 		}
@@ -240,7 +259,7 @@ const (
 // squared distance to the moved mean in units of the Gaussian's variance,
 // with priorFrames frames more at distance 1 (a prior that the scale is 1).
 // frames is the statistics' occupancy (aligned frames).
-func varianceScale(m *MLLR, means, vars *gaussianParams, c *gaussianCounts, priorFrames float64) (h [][]float64, frames float64, err error) {
+func varianceScale(m *MLLR, means, vars *GaussianParams, c *gaussianCounts, priorFrames float64) (h [][]float64, frames float64, err error) {
 	moved, err := transformedMeans(m, means)
 	if err != nil {
 		return nil, 0, fmt.Errorf("variance scale: %w", err)
@@ -250,8 +269,8 @@ func varianceScale(m *MLLR, means, vars *gaussianParams, c *gaussianCounts, prio
 
 // varianceScaleAround is varianceScale around means already moved (by a
 // transform per class of Gaussians, mllrclass.go).
-func varianceScaleAround(moved, vars *gaussianParams, c *gaussianCounts, priorFrames float64) (h [][]float64, frames float64, err error) {
-	for _, g := range []*gaussianParams{vars, c.mean, c.sq} {
+func varianceScaleAround(moved, vars *GaussianParams, c *gaussianCounts, priorFrames float64) (h [][]float64, frames float64, err error) {
+	for _, g := range []*GaussianParams{vars, c.mean, c.sq} {
 		if !moved.sameShape(g) {
 			return nil, 0, errors.New("variance scale: the statistics do not fit the model")
 		}
@@ -266,8 +285,8 @@ func varianceScaleAround(moved, vars *gaussianParams, c *gaussianCounts, priorFr
 				if occ <= 1e-6 {
 					continue
 				}
-				mu, v := moved.at(cb, s, d), vars.at(cb, s, d)
-				sum, sq := c.mean.at(cb, s, d), c.sq.at(cb, s, d)
+				mu, v := moved.At(cb, s, d), vars.At(cb, s, d)
+				sum, sq := c.mean.At(cb, s, d), c.sq.At(cb, s, d)
 				for l := 0; l < n; l++ {
 					// Σγ(x-μ')² = Σγx² - 2μ'Σγx + μ'²Σγ
 					m := float64(mu[l])

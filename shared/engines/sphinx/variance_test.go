@@ -73,11 +73,11 @@ func TestVarianceScaleFromStatistics(t *testing.T) {
 	}
 	writeGaussianCounts(t, filepath.Join(dir, "gauden_counts"), 1, 2, streams, sum, sq, occ)
 
-	mp, err := readGaussianParams(filepath.Join(dir, "means"))
+	mp, err := ReadGaussianParams(filepath.Join(dir, "means"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	vp, err := readGaussianParams(filepath.Join(dir, "variances"))
+	vp, err := ReadGaussianParams(filepath.Join(dir, "variances"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestVarianceScaleRejectsMismatchedStatistics(t *testing.T) {
 	if err := writeS3(filepath.Join(dir, "means"), []uint32{1, 1, 2, 2}, make([]float32, 4)); err != nil {
 		t.Fatal(err)
 	}
-	mp, err := readGaussianParams(filepath.Join(dir, "means"))
+	mp, err := ReadGaussianParams(filepath.Join(dir, "means"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,8 +162,8 @@ func TestVarianceScaleRejectsMismatchedStatistics(t *testing.T) {
 // streams of 13): what each adapted channel pays on top of the alignment.
 func BenchmarkVarianceScale(b *testing.B) {
 	streams := []int{13, 13, 13}
-	params := func(v float32) *gaussianParams {
-		g := &gaussianParams{codebooks: 42, densities: 128, streams: streams, values: make([]float32, 42*128*39)}
+	params := func(v float32) *GaussianParams {
+		g := &GaussianParams{codebooks: 42, densities: 128, streams: streams, values: make([]float32, 42*128*39)}
 		for i := range g.values {
 			g.values[i] = v + float32(i%7)/10
 		}

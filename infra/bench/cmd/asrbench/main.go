@@ -111,6 +111,7 @@ func main() {
 	lmWeightPrior := flag.Float64("lm-weight-prior", 0, "words of prior belief pulling each channel's fitted domain weight towards -lm-weight (0: none)")
 	speakerWarps := flag.String("speaker-warps", "", "comma-separated frequency warps tried for each adapted channel besides none (default: the engine's; \"1\": no warp)")
 	speakerWarpMargin := flag.Float64("speaker-warp-margin", 0, "log-likelihood per frame a warp must gain over none to be chosen")
+	modelDir := flag.String("model-dir", "", "directory with en-us/ (acoustic model), en-us.lm.bin and cmudict-en-us.dict (default: Debian's)")
 	verbose := flag.Bool("v", false, "print each hypothesis")
 	debug := flag.Bool("debug", false, "log the engine's debug lines (each channel's warp and speaker adaptation) to stderr")
 	wordsOut := flag.String("words-out", "", "write each recognised word (its raw lattice posterior, duration, rate, and whether the alignment to the reference pairs it with the same word) to this JSON-lines file, for cmd/confidence")
@@ -166,6 +167,7 @@ func main() {
 	if *extra != "" {
 		cfg.ExtraArgs = strings.Fields(*extra)
 	}
+	cfg.ModelDir = *modelDir
 	cfg.QuickSearchMaxHMMs = *quickMaxHMMs
 	cfg.LineQuickSearchMaxHMMs = *lineMaxHMMs
 	cfg.KeepEcho = *keepEcho

@@ -23,6 +23,7 @@
 // Usage:
 //
 //	narrowbandmap [-out FILE] [-voices LIST] [-recordings DIRS] [-voice-band] [-lines LIST] [-context N] [-hidden N]
+//	narrowbandmap -model DIR [-model-by-difference=false] [-model-prior N] [-voices LIST] [-recordings DIRS]
 //
 // A voice is flite:NAME or espeak:NAME, optionally with @CENTS to shift its
 // spectrum (sox pitch: vocal tract length perturbation). Every tenth reading
@@ -36,6 +37,12 @@
 // well as the missing upper band; its target stays the clean wideband speech.
 // -voice-band reads the telephone-band side as the engine reads a channel
 // decoded from its voice band (300-3400 Hz, the band below regenerated).
+//
+// -model DIR fits no map: it writes a copy of the acoustic model whose
+// Gaussians are retrained for the telephone-band cepstra on the same readings
+// (single-pass retraining, shared/engines/sphinx/train/retrain.go), for
+// asrbench -model-dir to measure. It was measured against the shipped
+// transforms and not kept (infra/bench/README.md, "Levers tried on dev").
 package main
 
 import (
@@ -77,6 +84,12 @@ func main() {
 	recordings := flag.String("recordings", "", "directories of 16 kHz WAV recordings to fit on as well as the voices' sentences (-voices \"\" for the recordings alone), comma-separated; their 8 kHz side made by sox")
 	voiceBand := flag.Bool("voice-band", false, "fit the voice-band map: the 8 kHz side read as the engine reads a channel decoded from its voice band (300-3400 Hz, the band below regenerated)")
 	lineList := flag.String("lines", "", "telephone lines the 8 kHz readings pass through in turn, comma-separated (see linesim -list; empty: none)")
+	modelDir := flag.String("model", "", "instead of a map, write to this directory a copy of the acoustic model whose Gaussians are retrained for the 8 kHz side's features")
+	modelPrior := flag.Float64("model-prior", 20, "with -model: frames pulling each retrained Gaussian towards its prior")
+	modelVarFloor := flag.Float64("model-var-floor", 0.5, "with -model: the least share of its prior a retrained variance keeps")
+	modelPriorMLLR := flag.String("model-prior-mllr", "unmapped", "with -model: the transform of the stock means the retrained ones are pulled towards: unmapped, mapped (the engine's built-in ones), none, or a file")
+	modelMapped := flag.Bool("model-mapped", false, "with -model: the 8 kHz side's cepstra go through the narrowband map (the voice-band map with -voice-band) first, as a high voice's do")
+	modelByDifference := flag.Bool("model-by-difference", true, "with -model: move each stock Gaussian by the band's difference on the frames it was assigned (false: estimate it anew from the 8 kHz frames)")
 	flag.Parse()
 	lines, err := speechdata.ParseLines(*lineList)
 	if err != nil {
@@ -126,6 +139,18 @@ func main() {
 	}
 	if *voiceBand {
 		side += ", read through the engine's voice band with the band below it regenerated"
+	}
+	if *modelDir != "" {
+		how, err := retrainingFrom(*modelPriorMLLR, *modelPrior, *modelVarFloor, *modelMapped, *voiceBand)
+		if err != nil {
+			fatal(err)
+		}
+		how.byDifference = *modelByDifference
+		fmt.Printf("narrowbandmap: retraining on %s; %s\n", strings.Join(what, " and "), side)
+		if err := t.retrain(readings, how, *modelDir); err != nil {
+			fatal(err)
+		}
+		return
 	}
 	m, err := t.fit(readings, strings.Join(what, " and ")+"; "+side)
 	if err != nil {
