@@ -19,7 +19,10 @@ import (
 // model assigns them. The posteriors are taken over every Gaussian of a stream
 // at once (each codebook equally likely a priori), not through a phone
 // alignment: a frame counts towards the Gaussians its wideband features fit,
-// whichever phone they model.
+// whichever phone they model. That is the method's weak point: on the dev
+// voices the result decodes worse than the stock model with the engine's
+// MLLR transform, which was fitted on English speech aligned to its own
+// words (infra/bench/README.md, "The stock model retrained for the band").
 
 // DecoderFeatures returns one utterance's feature vectors as the decoder
 // computes them from its cepstra (the model's 1s_c_d_dd with batch CMN): the
