@@ -227,12 +227,20 @@ type RetrainedModel struct {
 	Seen, Gaussians  int
 }
 
-// Result returns the retrained Gaussians, each pulled towards its prior
-// mean and variance by prior frames (MAP), so a Gaussian the speech rarely
-// reached keeps nearly its prior; a variance never falls under floor times
-// its prior.
-func (r *Retrainer) Result(priorMeans, priorVars *sphinx.GaussianParams, prior, floor float64) (*RetrainedModel, error) {
-	for _, g := range []*sphinx.GaussianParams{priorMeans, priorVars} {
+// gaussianStats is what was counted for one Gaussian of one stream: its
+// place, its occupancy n and, per dimension, the sums of the telephone-band
+// frames (sum, sq) and of the wideband ones (sumWide, sqWide).
+type gaussianStats struct {
+	stream, codebook, density int
+	n                         float64
+	sum, sq, sumWide, sqWide  []float64
+}
+
+// results returns an empty model of the retrained one's shape, after
+// checking the priors have it, and calls each for every Gaussian with its
+// counts and the vectors to fill.
+func (r *Retrainer) results(priors []*sphinx.GaussianParams, each func(g gaussianStats, mean, variance []float32)) (*RetrainedModel, error) {
+	for _, g := range priors {
 		cb, dens, streams := g.Shape()
 		if cb != r.codebooks || dens != r.densities || len(streams) != len(r.streams) {
 			return nil, fmt.Errorf("retrain: the prior's shape differs from the model's")
@@ -246,24 +254,35 @@ func (r *Retrainer) Result(priorMeans, priorVars *sphinx.GaussianParams, prior, 
 		for c := 0; c < r.codebooks; c++ {
 			for d := 0; d < r.densities; d++ {
 				k := c*r.densities + d
+				g := gaussianStats{stream: s, codebook: c, density: d, n: r.occ[s][k],
+					sum: r.sum[s][k*ns : k*ns+ns], sq: r.sq[s][k*ns : k*ns+ns],
+					sumWide: r.sumWide[s][k*ns : k*ns+ns], sqWide: r.sqWide[s][k*ns : k*ns+ns]}
 				out.Gaussians++
-				n := r.occ[s][k]
-				if n >= 1 {
+				if g.n >= 1 {
 					out.Seen++
 				}
-				pm, pv := priorMeans.At(c, s, d), priorVars.At(c, s, d)
-				m, v := out.Means.At(c, s, d), out.Variances.At(c, s, d)
-				for i := 0; i < ns; i++ {
-					mp, vp := float64(pm[i]), float64(pv[i])
-					mean := (r.sum[s][k*ns+i] + prior*mp) / (n + prior)
-					second := (r.sq[s][k*ns+i] + prior*(vp+mp*mp)) / (n + prior)
-					m[i] = float32(mean)
-					v[i] = float32(math.Max(second-mean*mean, floor*vp))
-				}
+				each(g, out.Means.At(c, s, d), out.Variances.At(c, s, d))
 			}
 		}
 	}
 	return out, nil
+}
+
+// Result returns the retrained Gaussians, each pulled towards its prior
+// mean and variance by prior frames (MAP), so a Gaussian the speech rarely
+// reached keeps nearly its prior; a variance never falls under floor times
+// its prior.
+func (r *Retrainer) Result(priorMeans, priorVars *sphinx.GaussianParams, prior, floor float64) (*RetrainedModel, error) {
+	return r.results([]*sphinx.GaussianParams{priorMeans, priorVars}, func(g gaussianStats, m, v []float32) {
+		pm, pv := priorMeans.At(g.codebook, g.stream, g.density), priorVars.At(g.codebook, g.stream, g.density)
+		for i := range m {
+			mp, vp := float64(pm[i]), float64(pv[i])
+			mean := (g.sum[i] + prior*mp) / (g.n + prior)
+			second := (g.sq[i] + prior*(vp+mp*mp)) / (g.n + prior)
+			m[i] = float32(mean)
+			v[i] = float32(math.Max(second-mean*mean, floor*vp))
+		}
+	})
 }
 
 // ResultByDifference returns Gaussians moved from the stock model by what
@@ -274,44 +293,25 @@ func (r *Retrainer) Result(priorMeans, priorVars *sphinx.GaussianParams, prior, 
 // pulled towards the prior's (its mean's offset from the stock one, and no
 // scaling) by prior frames.
 func (r *Retrainer) ResultByDifference(priorMeans *sphinx.GaussianParams, prior float64) (*RetrainedModel, error) {
-	cb, dens, streams := priorMeans.Shape()
-	if cb != r.codebooks || dens != r.densities || len(streams) != len(r.streams) {
-		return nil, fmt.Errorf("retrain: the prior's shape differs from the model's")
-	}
-	out := &RetrainedModel{
-		Means:     sphinx.NewGaussianParams(r.codebooks, r.densities, r.streams),
-		Variances: sphinx.NewGaussianParams(r.codebooks, r.densities, r.streams),
-	}
-	for s, ns := range r.streams {
-		for c := 0; c < r.codebooks; c++ {
-			for d := 0; d < r.densities; d++ {
-				k := c*r.densities + d
-				out.Gaussians++
-				n := r.occ[s][k]
-				if n >= 1 {
-					out.Seen++
-				}
-				stockMean, stockVar := r.means.At(c, s, d), r.vars.At(c, s, d)
-				pm := priorMeans.At(c, s, d)
-				m, v := out.Means.At(c, s, d), out.Variances.At(c, s, d)
-				share := n / (n + prior)
-				for i := 0; i < ns; i++ {
-					shift := float64(pm[i] - stockMean[i])
-					ratio := 1.0
-					if n > 0 {
-						sx, sy := r.sum[s][k*ns+i], r.sumWide[s][k*ns+i]
-						shift = share*(sx-sy)/n + (1-share)*shift
-						vx := r.sq[s][k*ns+i]/n - (sx/n)*(sx/n)
-						vy := r.sqWide[s][k*ns+i]/n - (sy/n)*(sy/n)
-						if vx > 0 && vy > 0 {
-							ratio = math.Exp(share * math.Log(vx/vy))
-						}
-					}
-					m[i] = float32(float64(stockMean[i]) + shift)
-					v[i] = float32(float64(stockVar[i]) * min(max(ratio, 0.25), 4))
+	return r.results([]*sphinx.GaussianParams{priorMeans}, func(g gaussianStats, m, v []float32) {
+		stockMean := r.means.At(g.codebook, g.stream, g.density)
+		stockVar := r.vars.At(g.codebook, g.stream, g.density)
+		pm := priorMeans.At(g.codebook, g.stream, g.density)
+		n, share := g.n, g.n/(g.n+prior)
+		for i := range m {
+			shift := float64(pm[i] - stockMean[i])
+			ratio := 1.0
+			if n > 0 {
+				sx, sy := g.sum[i], g.sumWide[i]
+				shift = share*(sx-sy)/n + (1-share)*shift
+				vx := g.sq[i]/n - (sx/n)*(sx/n)
+				vy := g.sqWide[i]/n - (sy/n)*(sy/n)
+				if vx > 0 && vy > 0 {
+					ratio = math.Exp(share * math.Log(vx/vy))
 				}
 			}
+			m[i] = float32(float64(stockMean[i]) + shift)
+			v[i] = float32(float64(stockVar[i]) * min(max(ratio, 0.25), 4))
 		}
-	}
-	return out, nil
+	})
 }
