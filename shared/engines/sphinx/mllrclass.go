@@ -222,7 +222,7 @@ func classMeans(means, vars *GaussianParams, c *gaussianCounts, class []int, nCl
 		return nil, nil, fmt.Errorf("class transforms: the global transform has %d classes, want 1", global.Classes)
 	}
 	for _, g := range []*GaussianParams{vars, c.mean} {
-		if !means.sameShape(g) {
+		if !means.SameShape(g) {
 			return nil, nil, errors.New("class transforms: the statistics do not fit the model")
 		}
 	}
@@ -306,7 +306,7 @@ func streamRows(m *MLLR) [][][]float64 {
 // moveMeans returns the means with each Gaussian's moved by the rows rowsOf
 // gives for its stream, codebook and density: mean'[l] = row[l]·(mean, 1).
 func moveMeans(means *GaussianParams, rowsOf func(s, cb, d int) [][]float64) *GaussianParams {
-	moved := &GaussianParams{codebooks: means.codebooks, densities: means.densities, streams: means.streams, values: make([]float32, len(means.values))}
+	moved := NewGaussianParams(means.codebooks, means.densities, means.streams)
 	for s, n := range means.streams {
 		for cb := 0; cb < means.codebooks; cb++ {
 			for d := 0; d < means.densities; d++ {

@@ -11,15 +11,11 @@ import (
 // syntheticModel is a model of codebooks × densities Gaussians over streams
 // with means drawn at random and variances in 0.5..2.
 func syntheticModel(rng *rand.Rand, codebooks, densities int, streams []int) (means, vars *GaussianParams) {
-	means = &GaussianParams{codebooks: codebooks, densities: densities, streams: streams}
-	vars = &GaussianParams{codebooks: codebooks, densities: densities, streams: streams}
-	blk := 0
-	for _, n := range streams {
-		blk += n
-	}
-	for i := 0; i < codebooks*densities*blk; i++ {
-		means.values = append(means.values, float32(rng.NormFloat64()*3))
-		vars.values = append(vars.values, float32(0.5+1.5*rng.Float64()))
+	means = NewGaussianParams(codebooks, densities, streams)
+	vars = NewGaussianParams(codebooks, densities, streams)
+	for i := range means.values {
+		means.values[i] = float32(rng.NormFloat64() * 3)
+		vars.values[i] = float32(0.5 + 1.5*rng.Float64())
 	}
 	return means, vars
 }
@@ -29,8 +25,8 @@ func syntheticModel(rng *rand.Rand, codebooks, densities int, streams []int) (me
 // sums are occupancy times that point, each Gaussian with occupancy occ.
 func statisticsFrom(means *GaussianParams, class []int, transformOf func(class, stream int) (A [][]float64, b []float64), occ float32) *gaussianCounts {
 	c := &gaussianCounts{
-		mean: &GaussianParams{codebooks: means.codebooks, densities: means.densities, streams: means.streams, values: make([]float32, len(means.values))},
-		sq:   &GaussianParams{codebooks: means.codebooks, densities: means.densities, streams: means.streams, values: make([]float32, len(means.values))},
+		mean: NewGaussianParams(means.codebooks, means.densities, means.streams),
+		sq:   NewGaussianParams(means.codebooks, means.densities, means.streams),
 		occ:  make([]float32, means.codebooks*len(means.streams)*means.densities),
 	}
 	for cb := 0; cb < means.codebooks; cb++ {

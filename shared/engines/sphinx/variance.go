@@ -35,18 +35,23 @@ type GaussianParams struct {
 	values               []float32
 }
 
-// sameShape reports whether o has g's codebooks, densities and streams.
-func (g *GaussianParams) sameShape(o *GaussianParams) bool {
+// SameShape reports whether o has g's codebooks, densities and streams.
+func (g *GaussianParams) SameShape(o *GaussianParams) bool {
 	return g.codebooks == o.codebooks && g.densities == o.densities && slices.Equal(g.streams, o.streams)
+}
+
+// vectorsLength is the length of one codebook's density across all streams.
+func vectorsLength(streams []int) int {
+	n := 0
+	for _, s := range streams {
+		n += s
+	}
+	return n
 }
 
 // NewGaussianParams returns zeroed vectors of the given shape.
 func NewGaussianParams(codebooks, densities int, streams []int) *GaussianParams {
-	blk := 0
-	for _, n := range streams {
-		blk += n
-	}
-	return &GaussianParams{codebooks: codebooks, densities: densities, streams: slices.Clone(streams), values: make([]float32, codebooks*densities*blk)}
+	return &GaussianParams{codebooks: codebooks, densities: densities, streams: slices.Clone(streams), values: make([]float32, codebooks*densities*vectorsLength(streams))}
 }
 
 // Shape returns the codebook and density counts and each stream's length.
@@ -61,11 +66,7 @@ func (g *GaussianParams) TransformedMeans(m *MLLR) (*GaussianParams, error) {
 
 // At returns the vector of one codebook's density in one stream.
 func (g *GaussianParams) At(cb, stream, density int) []float32 {
-	blk := 0
-	for _, n := range g.streams {
-		blk += n
-	}
-	off := cb * g.densities * blk
+	off := cb * g.densities * vectorsLength(g.streams)
 	for s := 0; s < stream; s++ {
 		off += g.densities * g.streams[s]
 	}
@@ -271,7 +272,7 @@ func varianceScale(m *MLLR, means, vars *GaussianParams, c *gaussianCounts, prio
 // transform per class of Gaussians, mllrclass.go).
 func varianceScaleAround(moved, vars *GaussianParams, c *gaussianCounts, priorFrames float64) (h [][]float64, frames float64, err error) {
 	for _, g := range []*GaussianParams{vars, c.mean, c.sq} {
-		if !moved.sameShape(g) {
+		if !moved.SameShape(g) {
 			return nil, 0, errors.New("variance scale: the statistics do not fit the model")
 		}
 	}

@@ -163,7 +163,7 @@ func TestVarianceScaleRejectsMismatchedStatistics(t *testing.T) {
 func BenchmarkVarianceScale(b *testing.B) {
 	streams := []int{13, 13, 13}
 	params := func(v float32) *GaussianParams {
-		g := &GaussianParams{codebooks: 42, densities: 128, streams: streams, values: make([]float32, 42*128*39)}
+		g := NewGaussianParams(42, 128, streams)
 		for i := range g.values {
 			g.values[i] = v + float32(i%7)/10
 		}

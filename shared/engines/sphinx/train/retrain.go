@@ -72,17 +72,13 @@ type Retrainer struct {
 
 // NewRetrainer prepares to retrain a model with these means and variances.
 func NewRetrainer(means, vars *sphinx.GaussianParams) (*Retrainer, error) {
-	cb, dens, streams := means.Shape()
-	vcb, vdens, vstreams := vars.Shape()
-	if cb != vcb || dens != vdens || len(streams) != len(vstreams) {
+	if !means.SameShape(vars) {
 		return nil, fmt.Errorf("retrain: means and variances differ in shape")
 	}
+	cb, dens, streams := means.Shape()
 	r := &Retrainer{means: means, vars: vars, codebooks: cb, densities: dens, streams: streams}
 	off := 0
 	for s, n := range streams {
-		if vstreams[s] != n {
-			return nil, fmt.Errorf("retrain: means and variances differ in shape")
-		}
 		r.offsets = append(r.offsets, off)
 		off += n
 		g := cb * dens
@@ -241,8 +237,7 @@ type gaussianStats struct {
 // counts and the vectors to fill.
 func (r *Retrainer) results(priors []*sphinx.GaussianParams, each func(g gaussianStats, mean, variance []float32)) (*RetrainedModel, error) {
 	for _, g := range priors {
-		cb, dens, streams := g.Shape()
-		if cb != r.codebooks || dens != r.densities || len(streams) != len(r.streams) {
+		if !r.means.SameShape(g) {
 			return nil, fmt.Errorf("retrain: the prior's shape differs from the model's")
 		}
 	}
