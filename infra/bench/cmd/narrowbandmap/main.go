@@ -141,11 +141,10 @@ func main() {
 		side += ", read through the engine's voice band with the band below it regenerated"
 	}
 	if *modelDir != "" {
-		how, err := retrainingFrom(*modelPriorMLLR, *modelPrior, *modelVarFloor, *modelMapped, *voiceBand)
+		how, err := retrainingFrom(*modelPriorMLLR, *modelPrior, *modelVarFloor, *modelMapped, *voiceBand, *modelByDifference)
 		if err != nil {
 			fatal(err)
 		}
-		how.byDifference = *modelByDifference
 		fmt.Printf("narrowbandmap: retraining on %s; %s\n", strings.Join(what, " and "), side)
 		if err := t.retrain(readings, how, *modelDir); err != nil {
 			fatal(err)
@@ -198,6 +197,26 @@ func (t *trainer) narrowCepstra(ctx context.Context, narrow []int16) ([]float32,
 		cep, _, err = t.tr.Cepstra(ctx, narrow, 8000)
 	}
 	return cep, err
+}
+
+// cepstraOf returns the i-th training reading's wideband cepstra and its
+// telephone-band ones (through the i-th of the lines, as the map will meet
+// them), their length, and the reading's seconds.
+func (t *trainer) cepstraOf(ctx context.Context, i int, r reading) (wide, narrow []float32, dim int, seconds float64, err error) {
+	w, n, err := r.load()
+	if err != nil {
+		return nil, nil, 0, 0, err
+	}
+	if n, err = speechdata.ThroughLine(n, t.lines, i); err != nil {
+		return nil, nil, 0, 0, err
+	}
+	if wide, dim, err = t.tr.Cepstra(ctx, w, 16000); err != nil {
+		return nil, nil, 0, 0, err
+	}
+	if narrow, err = t.narrowCepstra(ctx, n); err != nil {
+		return nil, nil, 0, 0, err
+	}
+	return wide, narrow, dim, float64(len(w)) / 16000, nil
 }
 
 // reading is one training reading: how to load its wideband and
@@ -290,18 +309,7 @@ func (t *trainer) fit(readings []reading, trainedOn string) (*sphinx.FeatureMap,
 		seconds float64
 	)
 	for i, r := range readings {
-		wide, narrow, err := r.load()
-		if err != nil {
-			return nil, err
-		}
-		if narrow, err = speechdata.ThroughLine(narrow, t.lines, i); err != nil {
-			return nil, err
-		}
-		wc, dim, err := t.tr.Cepstra(ctx, wide, 16000)
-		if err != nil {
-			return nil, err
-		}
-		nc, err := t.narrowCepstra(ctx, narrow)
+		wc, nc, dim, s, err := t.cepstraOf(ctx, i, r)
 		if err != nil {
 			return nil, err
 		}
@@ -316,7 +324,7 @@ func (t *trainer) fit(readings []reading, trainedOn string) (*sphinx.FeatureMap,
 		if t.hidden.Units > 0 {
 			pairs = append(pairs, FramePair{Narrow: nc, Wide: wc})
 		}
-		seconds += float64(len(wide)) / 16000
+		seconds += s
 		if (i+1)%len(t.sentences) == 0 {
 			fmt.Fprintf(os.Stderr, "narrowbandmap: %d readings done (%d frames so far)\n", i+1, fitter.Frames())
 		}

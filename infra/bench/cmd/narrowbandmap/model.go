@@ -6,8 +6,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/callscribe/callscribe/infra/bench/internal/speechdata"
-
 	"github.com/callscribe/callscribe/shared/engines/sphinx"
 	"github.com/callscribe/callscribe/shared/engines/sphinx/train"
 )
@@ -49,18 +47,7 @@ func (t *trainer) retrain(readings []reading, how modelRetraining, dir string) e
 	ctx := context.Background()
 	var seconds float64
 	for i, rd := range readings {
-		wide, narrow, err := rd.load()
-		if err != nil {
-			return err
-		}
-		if narrow, err = speechdata.ThroughLine(narrow, t.lines, i); err != nil {
-			return err
-		}
-		wc, dim, err := t.tr.Cepstra(ctx, wide, 16000)
-		if err != nil {
-			return err
-		}
-		nc, err := t.narrowCepstra(ctx, narrow)
+		wc, nc, dim, s, err := t.cepstraOf(ctx, i, rd)
 		if err != nil {
 			return err
 		}
@@ -69,7 +56,7 @@ func (t *trainer) retrain(readings []reading, how modelRetraining, dir string) e
 		}
 		n := min(len(wc), len(nc)) / dim * dim
 		r.Add(train.DecoderFeatures(wc[:n], dim), train.DecoderFeatures(nc[:n], dim))
-		seconds += float64(len(wide)) / 16000
+		seconds += s
 		if (i+1)%200 == 0 {
 			fmt.Fprintf(os.Stderr, "narrowbandmap: %d readings retrained on (%d frames)\n", i+1, r.Frames())
 		}
@@ -109,8 +96,8 @@ func (t *trainer) retrain(readings []reading, how modelRetraining, dir string) e
 }
 
 // retrainingFrom reads -model's settings.
-func retrainingFrom(priorMLLR string, prior, varFloor float64, mapped, voiceBand bool) (modelRetraining, error) {
-	how := modelRetraining{stock: filepath.Join(sphinx.DefaultModelDir, "en-us"), prior: prior, varFloor: varFloor}
+func retrainingFrom(priorMLLR string, prior, varFloor float64, mapped, voiceBand, byDifference bool) (modelRetraining, error) {
+	how := modelRetraining{stock: filepath.Join(sphinx.DefaultModelDir, "en-us"), prior: prior, varFloor: varFloor, byDifference: byDifference}
 	var err error
 	switch priorMLLR {
 	case "none":
