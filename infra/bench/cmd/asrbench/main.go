@@ -39,8 +39,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/callscribe/callscribe/infra/bench/internal/spoken"
 	"github.com/callscribe/callscribe/shared/audio/decode"
 	"github.com/callscribe/callscribe/shared/callscribe"
+	"github.com/callscribe/callscribe/shared/engines/moonshine"
 	"github.com/callscribe/callscribe/shared/engines/sphinx"
 )
 
@@ -73,6 +75,11 @@ func (t tally) String() string {
 	}
 	return fmt.Sprintf("%5.1f%% (%d/%d)", 100*float64(t.errs)/float64(t.words), t.errs, t.words)
 }
+
+// hypothesisWords splits a transcript's text into the words scored against
+// the reference's: PocketSphinx writes dictionary words, a neural model
+// writes numbers and titles as text (package spoken says them).
+var hypothesisWords = sphinx.NormalizeText
 
 func main() {
 	calls := flag.String("calls", "", "directory of synthesised calls (NAME.json + NAME.EXT)")
@@ -111,6 +118,7 @@ func main() {
 	lmWeightPrior := flag.Float64("lm-weight-prior", 0, "words of prior belief pulling each channel's fitted domain weight towards -lm-weight (0: none)")
 	speakerWarps := flag.String("speaker-warps", "", "comma-separated frequency warps tried for each adapted channel besides none (default: the engine's; \"1\": no warp)")
 	speakerWarpMargin := flag.Float64("speaker-warp-margin", 0, "log-likelihood per frame a warp must gain over none to be chosen")
+	moonshineDir := flag.String("moonshine", "", "write each speech region's words with the Moonshine model in this directory (make deps-speech-models: .cache/speech-models/moonshine-tiny) instead of PocketSphinx; its written numbers are scored in spoken form")
 	modelDir := flag.String("model-dir", "", "directory with en-us/ (acoustic model), en-us.lm.bin and cmudict-en-us.dict (default: Debian's)")
 	verbose := flag.Bool("v", false, "print each hypothesis")
 	debug := flag.Bool("debug", false, "log the engine's debug lines (each channel's warp and speaker adaptation) to stderr")
@@ -168,6 +176,16 @@ func main() {
 		cfg.ExtraArgs = strings.Fields(*extra)
 	}
 	cfg.ModelDir = *modelDir
+	if *moonshineDir != "" {
+		m, err := moonshine.Load(*moonshineDir)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		defer m.Close()
+		cfg.Moonshine = m
+		hypothesisWords = spoken.Words
+	}
 	cfg.QuickSearchMaxHMMs = *quickMaxHMMs
 	cfg.LineQuickSearchMaxHMMs = *lineMaxHMMs
 	cfg.KeepEcho = *keepEcho
@@ -363,7 +381,7 @@ func benchCalls(tr *sphinx.Transcriber, dir, ext, label string, verbose bool, ke
 			}
 			for _, s := range res.Transcript {
 				if s.SpeakerID == ch {
-					hypWords = append(hypWords, sphinx.NormalizeText(s.Text)...)
+					hypWords = append(hypWords, hypothesisWords(s.Text)...)
 				}
 			}
 			perChannel[ch].add(refWords, hypWords)
@@ -564,7 +582,7 @@ func benchLibrivox(tr *sphinx.Transcriber, dir, label string, verbose bool) erro
 		audioSec += res.DurationSeconds
 		var hyp []string
 		for _, s := range res.Transcript {
-			hyp = append(hyp, sphinx.NormalizeText(s.Text)...)
+			hyp = append(hyp, hypothesisWords(s.Text)...)
 		}
 		all.add(sphinx.NormalizeText(text), hyp)
 		rate, err := sampleRate(audio, "wav")
