@@ -354,13 +354,6 @@ func (d *decoder) denoisedCepstra(samples []int16) ([]float32, error) {
 	return feCepstra(d.denoised, samples)
 }
 
-// quickSearch and lineQuickSearch name the decoder's quick searches (see
-// set_searches above).
-const (
-	quickSearch     = "quick"
-	lineQuickSearch = "quick-line"
-)
-
 // newDecoder loads a decoder over the stock LM interpolated with the domain LM
 // (the stock LM alone when domainLM is "" or its weight is 0), with the quick
 // search beside the full one when quick is set, keeping at most quickMaxHMMs

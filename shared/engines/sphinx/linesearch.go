@@ -28,6 +28,13 @@ package sphinx
 // tells the same channels apart.
 const DefaultLineFloorBelowDB = DefaultEnergySpreadBelowDB
 
+// quickSearch and lineQuickSearch name the decoder's quick searches
+// (engine_cgo.go sets them up).
+const (
+	quickSearch     = "quick"
+	lineQuickSearch = "quick-line"
+)
+
 // lineQuickMaxHMMs is the cap of the line's quick search, or 0 for none.
 func lineQuickMaxHMMs(cfg Config) int {
 	return max(cfg.LineQuickSearchMaxHMMs, 0)
