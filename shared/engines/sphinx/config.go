@@ -49,13 +49,13 @@ type Config struct {
 	// without the band below it regenerated from the voice band's harmonics
 	// (lowbandregen.go), as the engine did before.
 	KeepLowBandEmpty bool
-	// Moonshine, when set, writes each speech region's words in place of
-	// PocketSphinx: the regions are still this engine's (its detector, the
-	// echo taken out), each region's samples as they came, resampled to
-	// 16 kHz, go to the neural model, and its words share the region's time
-	// by their letters, since the model gives no word times. Keyterms are not
-	// boosted on this path.
-	Moonshine *moonshine.Model
+	// Moonshine, when set, decodes each speech region a second time with
+	// the neural model, and each channel's words are combined from the two
+	// recognisers by their confidences (combine.go); with MoonshineOnly the
+	// neural model's words stand alone (their times shared out over each
+	// region, since the model gives none). Keyterms boost PocketSphinx only.
+	Moonshine     *moonshine.Model
+	MoonshineOnly bool
 	// NoiseRemoval turns PocketSphinx's own noise suppression (-remove_noise)
 	// on in the front end whose cepstra are decoded, for every channel. It is
 	// off by default, except for noisy channels (NoiseRemovalBelowDB):

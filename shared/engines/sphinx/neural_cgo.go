@@ -10,20 +10,22 @@ import (
 	"github.com/callscribe/callscribe/shared/engines/moonshine"
 )
 
-// neuralChannel writes one channel's words with the neural model
-// (Config.Moonshine) instead of PocketSphinx: each speech region's samples,
-// as the channel came and resampled to 16 kHz, are one utterance. The model
-// gives no word times, so each word gets a share of the region's time in
-// proportion to its letters (and one for the space after it).
-func (t *Transcriber) neuralChannel(ctx context.Context, samples []int16, rate, ch int, regions []region) ([]callscribe.Segment, error) {
+// neuralWords decodes each speech region of one channel with the neural
+// model (Config.Moonshine): the region's samples as the channel came,
+// resampled to 16 kHz, are one utterance. Its words are said in spoken form
+// (moonshine.Spoken), as PocketSphinx writes them, each spoken word keeping
+// its written word's confidence. The model gives no word times, so each
+// written word gets a share of the region's time in proportion to its
+// letters (and one for the space after it), split evenly among the words it
+// is said as.
+func (t *Transcriber) neuralWords(ctx context.Context, samples []int16, rate int, regions []region) ([][]callscribe.Word, error) {
 	r := newResampler(samples, rate)
-	alias := callscribe.SpeakerAlias(ch, t.cfg.AgentChannel)
+	out := make([][]callscribe.Word, len(regions))
 	var (
-		out []callscribe.Segment
 		buf []int16
 		pcm []float32
 	)
-	for _, g := range regions {
+	for i, g := range regions {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -33,40 +35,47 @@ func (t *Transcriber) neuralChannel(ctx context.Context, samples []int16, rate, 
 		}
 		buf = buf[:r.Read(buf[:n], g.Start)]
 		pcm = pcm[:len(buf)]
-		for i, s := range buf {
-			pcm[i] = float32(s) / 32768
+		for k, s := range buf {
+			pcm[k] = float32(s) / 32768
 		}
-		words, err := t.cfg.Moonshine.Recognize(ctx, pcm)
+		written, err := t.cfg.Moonshine.Recognize(ctx, pcm)
 		if err != nil {
 			return nil, err
-		}
-		if len(words) == 0 {
-			continue
 		}
 		start := float64(g.Start) / targetRate
 		end := float64(g.Start+len(buf)) / targetRate
 		letters := 0
-		for _, w := range words {
+		for _, w := range written {
 			letters += utf8.RuneCountInString(w.Text) + 1
 		}
-		spans := make([]callscribe.Word, len(words))
 		at := start
-		for i, w := range words {
+		for _, w := range written {
 			d := (end - start) * float64(utf8.RuneCountInString(w.Text)+1) / float64(letters)
-			conf := w.Confidence
-			spans[i] = callscribe.Word{Text: w.Text, Start: at, End: at + d, Confidence: &conf}
+			said := moonshine.Spoken(w.Text)
+			for k, text := range said {
+				conf := w.Confidence
+				from := at + d*float64(k)/float64(len(said))
+				out[i] = append(out[i], callscribe.Word{Text: text, Start: from, End: from + d/float64(len(said)), Confidence: &conf})
+			}
 			at += d
 		}
-		seg := callscribe.Segment{
-			Text:         moonshine.Text(words),
-			TimeStart:    round2(start),
-			TimeEnd:      round2(end),
-			SpeakerID:    ch,
-			SpeakerAlias: alias,
+	}
+	return out, nil
+}
+
+// neuralChannel writes one channel's words with the neural model alone
+// (Config.MoonshineOnly).
+func (t *Transcriber) neuralChannel(ctx context.Context, samples []int16, rate, ch int, regions []region) ([]callscribe.Segment, error) {
+	words, err := t.neuralWords(ctx, samples, rate, regions)
+	if err != nil {
+		return nil, err
+	}
+	alias := callscribe.SpeakerAlias(ch, t.cfg.AgentChannel)
+	var out []callscribe.Segment
+	for _, w := range words {
+		if len(w) > 0 {
+			out = append(out, regionSegment(w, ch, alias))
 		}
-		seg.Words = fitWords(spans, seg.TimeStart, seg.TimeEnd)
-		seg.Confidence = callscribe.MeanConfidence(seg.Words)
-		out = append(out, seg)
 	}
 	return out, nil
 }

@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
+	"github.com/callscribe/callscribe/shared/callscribe"
 	"github.com/callscribe/callscribe/shared/engines/moonshine"
 )
 
@@ -28,9 +30,9 @@ func loadMoonshine(t *testing.T) *moonshine.Model {
 	return m
 }
 
-// With the neural model each channel's regions are still found here, each
-// leg's words come from the model, and every word lies inside its segment,
-// in order, with a confidence.
+// With the neural model, alone or combined with PocketSphinx, each channel's
+// regions are still found here, both legs are recognised, and every word lies
+// inside its segment, in order, in spoken form, with a confidence.
 func TestTheNeuralModelWritesEachRegionsWords(t *testing.T) {
 	needModel(t)
 	const rate = 8000
@@ -38,7 +40,18 @@ func TestTheNeuralModelWritesEachRegionsWords(t *testing.T) {
 	userAt := 1.0 + float64(len(agent))/rate + 0.8
 	length := userAt + float64(len(user))/rate + 0.7
 	audio := wavOf(t, rate, track(rate, length, clip{1.0, agent}), track(rate, length, clip{userAt, user}))
-	res, _ := transcribeWithLogs(t, Config{Moonshine: loadMoonshine(t)}, audio)
+	m := loadMoonshine(t)
+	for _, alone := range []bool{true, false} {
+		res, logs := transcribeWithLogs(t, Config{Moonshine: m, MoonshineOnly: alone}, audio)
+		if !alone && !strings.Contains(logs.String(), "sphinx two recognisers") {
+			t.Errorf("combined: no line says how the two recognisers were combined")
+		}
+		checkNeuralResult(t, res, length, userAt)
+	}
+}
+
+func checkNeuralResult(t *testing.T, res *callscribe.TranscriptionResult, length, userAt float64) {
+	t.Helper()
 	texts := speakerTexts(res)
 	if w := wer(agentLine, texts[0]); w > 0.25 {
 		t.Errorf("agent: %q (WER %.0f%%)", texts[0], 100*w)
@@ -61,6 +74,9 @@ func TestTheNeuralModelWritesEachRegionsWords(t *testing.T) {
 			}
 			if w.Confidence == nil || *w.Confidence <= 0 || *w.Confidence > 1 {
 				t.Errorf("word %q has confidence %v", w.Text, w.Confidence)
+			}
+			if w.Text != strings.ToLower(w.Text) || strings.ContainsAny(w.Text, ".,?!$") {
+				t.Errorf("word %q is not in spoken form", w.Text)
 			}
 			prev = w.End
 		}

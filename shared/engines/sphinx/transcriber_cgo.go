@@ -374,7 +374,7 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 	} else {
 		t.log.Debug("sphinx channel", append([]any{"channel", ch}, noise...)...)
 	}
-	if t.cfg.Moonshine != nil {
+	if t.cfg.Moonshine != nil && t.cfg.MoonshineOnly {
 		segs, err := t.neuralChannel(ctx, samples, rate, ch, regions)
 		return segs, nil, err
 	}
@@ -494,18 +494,17 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 			return nil, nil, err
 		}
 	}
-	alias := callscribe.SpeakerAlias(ch, t.cfg.AgentChannel)
-	var out []callscribe.Segment
+	// Each region's words as the engine writes them: times in seconds,
+	// confidences calibrated.
+	ps := make([][]callscribe.Word, len(regions))
 	for i, g := range regions {
 		words := passes[i].words
 		if len(words) == 0 {
 			continue
 		}
-		texts := make([]string, len(words))
 		spans := make([]callscribe.Word, len(words))
 		start := float64(g.Start) / targetRate
 		for j, w := range words {
-			texts[j] = w.Text
 			post := w.Posterior
 			spans[j] = callscribe.Word{
 				Text:       w.Text,
@@ -514,17 +513,24 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 				Confidence: &post,
 			}
 		}
-		seg := callscribe.Segment{
-			Text:         strings.Join(texts, " "),
-			TimeStart:    round2(start + float64(words[0].Start)/framesPerSecond),
-			TimeEnd:      round2(start + float64(words[len(words)-1].End+1)/framesPerSecond),
-			SpeakerID:    ch,
-			SpeakerAlias: alias,
-		}
 		calibrate(spans, rate, t.confidence)
-		seg.Words = fitWords(spans, seg.TimeStart, seg.TimeEnd)
-		seg.Confidence = callscribe.MeanConfidence(seg.Words)
-		out = append(out, seg)
+		ps[i] = spans
+	}
+	if t.cfg.Moonshine != nil {
+		ms, err := t.neuralWords(ctx, samples, rate, regions)
+		if err != nil {
+			return nil, nil, err
+		}
+		var whole bool
+		ps, whole = combineChannel(ps, ms)
+		t.log.Debug("sphinx two recognisers", "channel", ch, "neural_words_whole", whole)
+	}
+	alias := callscribe.SpeakerAlias(ch, t.cfg.AgentChannel)
+	var out []callscribe.Segment
+	for _, words := range ps {
+		if len(words) > 0 {
+			out = append(out, regionSegment(words, ch, alias))
+		}
 	}
 	return out, report, nil
 }

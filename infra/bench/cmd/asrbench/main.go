@@ -39,7 +39,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/callscribe/callscribe/infra/bench/internal/spoken"
 	"github.com/callscribe/callscribe/shared/audio/decode"
 	"github.com/callscribe/callscribe/shared/callscribe"
 	"github.com/callscribe/callscribe/shared/engines/moonshine"
@@ -75,11 +74,6 @@ func (t tally) String() string {
 	}
 	return fmt.Sprintf("%5.1f%% (%d/%d)", 100*float64(t.errs)/float64(t.words), t.errs, t.words)
 }
-
-// hypothesisWords splits a transcript's text into the words scored against
-// the reference's: PocketSphinx writes dictionary words, a neural model
-// writes numbers and titles as text (package spoken says them).
-var hypothesisWords = sphinx.NormalizeText
 
 func main() {
 	calls := flag.String("calls", "", "directory of synthesised calls (NAME.json + NAME.EXT)")
@@ -118,10 +112,12 @@ func main() {
 	lmWeightPrior := flag.Float64("lm-weight-prior", 0, "words of prior belief pulling each channel's fitted domain weight towards -lm-weight (0: none)")
 	speakerWarps := flag.String("speaker-warps", "", "comma-separated frequency warps tried for each adapted channel besides none (default: the engine's; \"1\": no warp)")
 	speakerWarpMargin := flag.Float64("speaker-warp-margin", 0, "log-likelihood per frame a warp must gain over none to be chosen")
-	moonshineDir := flag.String("moonshine", "", "write each speech region's words with the Moonshine model in this directory (make deps-speech-models: .cache/speech-models/moonshine-tiny) instead of PocketSphinx; its written numbers are scored in spoken form")
+	moonshineDir := flag.String("moonshine", "", "decode each speech region with the Moonshine model in this directory too (make deps-speech-models: .cache/speech-models/moonshine-tiny) and combine the two recognisers' words")
+	moonshineOnly := flag.Bool("moonshine-only", false, "with -moonshine, write the Moonshine model's words alone")
 	modelDir := flag.String("model-dir", "", "directory with en-us/ (acoustic model), en-us.lm.bin and cmudict-en-us.dict (default: Debian's)")
 	verbose := flag.Bool("v", false, "print each hypothesis")
 	debug := flag.Bool("debug", false, "log the engine's debug lines (each channel's warp and speaker adaptation) to stderr")
+	resultsOut := flag.String("results-out", "", "write each call's or clip's transcription result (segments, words, times, confidences) to this JSON-lines file, one {\"item\", \"result\"} a line")
 	wordsOut := flag.String("words-out", "", "write each recognised word (its raw lattice posterior, duration, rate, and whether the alignment to the reference pairs it with the same word) to this JSON-lines file, for cmd/confidence")
 	flag.IntVar(&onlyChannel, "only-channel", -1, "decode only this channel of each call (WAV): the other is silenced, so its WER and the RTF do not count (a quicker look at one channel)")
 	flag.Parse()
@@ -183,8 +179,7 @@ func main() {
 			os.Exit(1)
 		}
 		defer m.Close()
-		cfg.Moonshine = m
-		hypothesisWords = spoken.Words
+		cfg.Moonshine, cfg.MoonshineOnly = m, *moonshineOnly
 	}
 	cfg.QuickSearchMaxHMMs = *quickMaxHMMs
 	cfg.LineQuickSearchMaxHMMs = *lineMaxHMMs
@@ -200,6 +195,21 @@ func main() {
 		records = bufio.NewWriter(f)
 		defer func() {
 			if err := records.Flush(); err != nil {
+				fatal(err)
+			}
+			if err := f.Close(); err != nil {
+				fatal(err)
+			}
+		}()
+	}
+	if *resultsOut != "" {
+		f, err := os.Create(*resultsOut)
+		if err != nil {
+			fatal(err)
+		}
+		results = bufio.NewWriter(f)
+		defer func() {
+			if err := results.Flush(); err != nil {
 				fatal(err)
 			}
 			if err := f.Close(); err != nil {
@@ -228,6 +238,24 @@ func main() {
 
 // records, when not nil, receives a wordRecord a line (-words-out).
 var records *bufio.Writer
+
+// results, when not nil, receives each item's result a line (-results-out).
+var results *bufio.Writer
+
+// writeResult writes one item's transcription result to results.
+func writeResult(item string, res *callscribe.TranscriptionResult) {
+	if results == nil {
+		return
+	}
+	line, err := json.Marshal(struct {
+		Item   string                          `json:"item"`
+		Result *callscribe.TranscriptionResult `json:"result"`
+	}{item, res})
+	if err != nil {
+		fatal(err)
+	}
+	results.Write(append(line, '\n'))
+}
 
 // wordRecord is one recognised word scored against the reference.
 type wordRecord struct {
@@ -381,7 +409,7 @@ func benchCalls(tr *sphinx.Transcriber, dir, ext, label string, verbose bool, ke
 			}
 			for _, s := range res.Transcript {
 				if s.SpeakerID == ch {
-					hypWords = append(hypWords, hypothesisWords(s.Text)...)
+					hypWords = append(hypWords, sphinx.NormalizeText(s.Text)...)
 				}
 			}
 			perChannel[ch].add(refWords, hypWords)
@@ -397,6 +425,7 @@ func benchCalls(tr *sphinx.Transcriber, dir, ext, label string, verbose bool, ke
 				terms.add(refWords, hypWords, keyterms[name])
 			}
 		}
+		writeResult(name, res)
 		timing = append(timing, turnTiming(ref.Turns, res.Transcript)...)
 		if verbose {
 			fmt.Printf("--- %s\n", filepath.Base(rp))
@@ -582,7 +611,7 @@ func benchLibrivox(tr *sphinx.Transcriber, dir, label string, verbose bool) erro
 		audioSec += res.DurationSeconds
 		var hyp []string
 		for _, s := range res.Transcript {
-			hyp = append(hyp, hypothesisWords(s.Text)...)
+			hyp = append(hyp, sphinx.NormalizeText(s.Text)...)
 		}
 		all.add(sphinx.NormalizeText(text), hyp)
 		rate, err := sampleRate(audio, "wav")
@@ -590,6 +619,7 @@ func benchLibrivox(tr *sphinx.Transcriber, dir, label string, verbose bool) erro
 			return fmt.Errorf("%s: %w", id, err)
 		}
 		writeWords(id, sphinx.NormalizeText(text), res.Transcript, rate)
+		writeResult(id, res)
 		n++
 		if verbose {
 			fmt.Printf("  %s\n    ref: %s\n    hyp: %s\n", id, strings.Join(sphinx.NormalizeText(text), " "), strings.Join(hyp, " "))

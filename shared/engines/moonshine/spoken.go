@@ -1,16 +1,17 @@
-// Package spoken turns written text (digits, currency, titles, as a neural
-// recogniser writes it) into the spoken words the bench's references spell
-// out, so that "$87" scores against "eighty seven dollars" and not as two
-// errors. It is the bench's normaliser only: the engine's transcripts keep
-// what the recogniser wrote.
-package spoken
+package moonshine
+
+// The model writes text as people write it: "$87", "3:30", "Mr.", "42 Elm
+// Street". The embedded engine's transcripts are spoken words, lower-cased,
+// as PocketSphinx's dictionary gives them, and what reads them downstream
+// (redaction's spoken digits, keyterms, search, the bench's references)
+// expects that form, so the model's words are said before they leave the
+// engine: "$87" becomes "eighty seven dollars".
 
 import (
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/callscribe/callscribe/shared/engines/sphinx"
+	"unicode"
 )
 
 var (
@@ -26,9 +27,10 @@ var (
 	ordinals = map[string]string{"one": "first", "two": "second", "three": "third", "five": "fifth", "eight": "eighth", "nine": "ninth", "twelve": "twelfth"}
 )
 
-// Words returns text's words in spoken form, lower-cased and split as
-// sphinx.NormalizeText splits, with hyphenated words apart.
-func Words(text string) []string {
+// Spoken returns text's words in spoken form, lower-cased, split on
+// everything but letters, digits and apostrophes (as the sphinx engine's
+// NormalizeText splits), with hyphenated words apart.
+func Spoken(text string) []string {
 	s := titles.Replace(strings.ToLower(text))
 	s = money.ReplaceAllStringFunc(s, func(m string) string {
 		g := money.FindStringSubmatch(m)
@@ -68,7 +70,9 @@ func Words(text string) []string {
 		return strings.Join(w, " ")
 	})
 	s = number.ReplaceAllStringFunc(s, numeral)
-	return sphinx.NormalizeText(strings.ReplaceAll(s, "-", " "))
+	return strings.FieldsFunc(s, func(r rune) bool {
+		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'')
+	})
 }
 
 // numeral says a run of digits: digit by digit when it is long or starts

@@ -1,11 +1,11 @@
-package spoken
+package moonshine
 
 import (
 	"strings"
 	"testing"
 )
 
-func TestWordsSayWhatIsWritten(t *testing.T) {
+func TestSpokenSaysWhatIsWritten(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"Mr. John Dashwood", "mister john dashwood"},
 		{"both debits of $87.", "both debits of eighty seven dollars"},
@@ -18,8 +18,8 @@ func TestWordsSayWhatIsWritten(t *testing.T) {
 		{"5% off, ill-disposed", "five percent off ill disposed"},
 		{"I'm fine & you?", "i'm fine and you"},
 	} {
-		if got := strings.Join(Words(c.in), " "); got != c.want {
-			t.Errorf("Words(%q) = %q, want %q", c.in, got, c.want)
+		if got := strings.Join(Spoken(c.in), " "); got != c.want {
+			t.Errorf("Spoken(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }
