@@ -48,13 +48,42 @@ const roverKeepAlone = 0.5
 // the channel took the neural words whole.
 func combineChannel(ps, ms [][]callscribe.Word) ([][]callscribe.Word, bool) {
 	if meanConfidence(ms) > meanConfidence(ps) {
-		return ms, true
+		out := make([][]callscribe.Word, len(ms))
+		for i := range ms {
+			out[i] = withinSpeech(ms[i], ps[i])
+		}
+		return out, true
 	}
 	out := make([][]callscribe.Word, len(ps))
 	for i := range ps {
 		out[i] = roverRegion(ps[i], ms[i])
 	}
 	return out, false
+}
+
+// withinSpeech returns the neural words of a region moved into the stretch
+// PocketSphinx's words of the same region span, when it wrote any: the neural
+// words share out the whole region, whose bounds the detector pads, while
+// PocketSphinx's word times are aligned to the speech, so a turn taken from
+// the neural model starts and ends where the talker did. Their relative
+// times are kept (scaled linearly).
+func withinSpeech(neural, ps []callscribe.Word) []callscribe.Word {
+	if len(neural) == 0 || len(ps) == 0 {
+		return neural
+	}
+	from, to := neural[0].Start, neural[len(neural)-1].End
+	start, end := ps[0].Start, ps[len(ps)-1].End
+	if to <= from || end <= start {
+		return neural
+	}
+	scale := (end - start) / (to - from)
+	out := make([]callscribe.Word, len(neural))
+	for i, w := range neural {
+		w.Start = start + (w.Start-from)*scale
+		w.End = start + (w.End-from)*scale
+		out[i] = w
+	}
+	return out
 }
 
 // meanConfidence is the mean confidence of every word in regions (a word

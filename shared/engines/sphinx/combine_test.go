@@ -59,8 +59,14 @@ func TestAChannelWhoseNeuralWordsAreMoreConfidentTakesThemWhole(t *testing.T) {
 	ps := [][]callscribe.Word{words(0, "and", 0.3, "power", 0.4), nil}
 	ms := [][]callscribe.Word{words(0, "in", 0.9, "his", 0.8, "power", 0.9), words(5, "to", 0.7)}
 	got, whole := combineChannel(ps, ms)
-	if !whole || !reflect.DeepEqual(got, ms) {
+	if !whole || !reflect.DeepEqual(texts(got[0]), texts(ms[0])) || !reflect.DeepEqual(got[1], ms[1]) {
 		t.Fatalf("whole %v, words %v; want the neural words whole", whole, got)
+	}
+	// The first region's neural words (0-3 s) move into the 0-2 s that
+	// PocketSphinx's words span; the second, where PocketSphinx wrote none,
+	// keeps its times.
+	if w := got[0]; w[0].Start != 0 || w[2].End != 2 || w[1].Start != 2.0/3 {
+		t.Errorf("neural words at %v-%v, %v: want them scaled into 0-2 s", w[0].Start, w[2].End, w[1].Start)
 	}
 	// The other way round the regions are combined word by word.
 	got, whole = combineChannel(ms, ps)
