@@ -7,7 +7,7 @@ export GOFLAGS ?= -buildvcs=false
 
 ## run: start the whole service locally on the embedded stack (SQLite, disk, in-process queue),
 ## with the web dashboard at / (built first).
-run: deps-speech web
+run: deps-speech deps-speech-models web
 	$(GO) run ./infra/embeddedserver
 
 # The packages whose tests take longest, first: go test starts packages in the
@@ -153,7 +153,7 @@ bench-coldstart:
 build:
 	@bash infra/scripts/build-lambdas.sh
 
-run-aws-local: deps-aws deps-speech web
+run-aws-local: deps-aws deps-speech deps-speech-models web
 	$(GO) run ./infra/awsemulator
 
 deploy: build

@@ -40,7 +40,7 @@ func defaultTranscriber(cfg *config.Config, set string) {
 // running jobs: the emulation's state is in memory and gone at exit anyway.
 func startTranscribe(servers *awstest.Servers, cfg *config.Config, logger *slog.Logger) (stop func(), err error) {
 	engine, err := sphinx.NewTranscriber(sphinx.Config{Decoders: cfg.Workers, AgentChannel: cfg.AgentChannel, SpeakerAdaptation: cfg.SpeakerAdaptation,
-		KeepEcho: !cfg.EchoRemoval})
+		KeepEcho: !cfg.EchoRemoval, MoonshineDir: cfg.NeuralSpeechDir(), MoonshineOnly: cfg.NeuralSpeech == "only"})
 	if err != nil {
 		return nil, fmt.Errorf("the local Amazon Transcribe needs the embedded speech engine (make deps-speech and a cgo build), or set TRANSCRIBER=openai: %w", err)
 	}

@@ -56,6 +56,10 @@ type Config struct {
 	// region, since the model gives none). Keyterms boost PocketSphinx only.
 	Moonshine     *moonshine.Model
 	MoonshineOnly bool
+	// MoonshineDir, when Moonshine is nil, is the directory NewTranscriber
+	// loads the neural model from (make deps-speech-models installs it in
+	// .cache/speech-models/moonshine-tiny); Close releases it.
+	MoonshineDir string
 	// NoiseRemoval turns PocketSphinx's own noise suppression (-remove_noise)
 	// on in the front end whose cepstra are decoded, for every channel. It is
 	// off by default, except for noisy channels (NoiseRemovalBelowDB):

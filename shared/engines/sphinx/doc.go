@@ -1,5 +1,9 @@
 // Package sphinx is the embedded, offline speech engine: PocketSphinx (Debian's
-// libpocketsphinx + pocketsphinx-en-us) through cgo.
+// libpocketsphinx + pocketsphinx-en-us) through cgo, and beside it, when
+// Config.Moonshine or Config.MoonshineDir gives one, a neural model trained on
+// real speech (package moonshine): each speech region is decoded by both and
+// each channel's words are combined by their confidences (combine.go says
+// how and why).
 //
 // Per channel it resamples to 16 kHz (windowed sinc), finds speech regions with
 // the sphinxbase front end's voice activity detector, and decodes each region as

@@ -17,6 +17,7 @@ import (
 
 	"github.com/callscribe/callscribe/shared/audio/decode"
 	"github.com/callscribe/callscribe/shared/callscribe"
+	"github.com/callscribe/callscribe/shared/engines/moonshine"
 )
 
 // Transcriber implements callscribe.Transcriber with a pool of PocketSphinx
@@ -43,13 +44,16 @@ type Transcriber struct {
 	// confidence maps word posteriors to confidences; nil reports the
 	// posteriors (Config.DisableConfidenceCalibration).
 	confidence *ConfidenceMap
-	closed     sync.Once
+	// ownModel is the neural model NewTranscriber loaded from
+	// Config.MoonshineDir, which Close releases (nil when the caller's).
+	ownModel *moonshine.Model
+	closed   sync.Once
 }
 
 var _ callscribe.Transcriber = (*Transcriber)(nil)
 
 // NewTranscriber loads cfg.Decoders decoders (about 0.3 s and 100 MB each).
-func NewTranscriber(cfg Config) (*Transcriber, error) {
+func NewTranscriber(cfg Config) (_ *Transcriber, err error) {
 	if cfg.Decoders < 1 {
 		cfg.Decoders = 1
 	}
@@ -65,6 +69,19 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 	if cfg.KeytermWeight == 0 {
 		cfg.KeytermWeight = DefaultKeytermWeight
 	}
+	var ownModel *moonshine.Model
+	if cfg.Moonshine == nil && cfg.MoonshineDir != "" {
+		m, err := moonshine.Load(cfg.MoonshineDir)
+		if err != nil {
+			return nil, fmt.Errorf("%w (install it with make deps-speech-models, or set NEURAL_SPEECH=off)", err)
+		}
+		cfg.Moonshine, ownModel = m, m
+		defer func() {
+			if err != nil {
+				m.Close()
+			}
+		}()
+	}
 	log := cfg.Logger
 	if log == nil {
 		log = slog.Default()
@@ -77,7 +94,7 @@ func NewTranscriber(cfg Config) (*Transcriber, error) {
 			return nil, fmt.Errorf("sphinx: model file missing (install pocketsphinx-en-us): %w", err)
 		}
 	}
-	t := &Transcriber{cfg: cfg, log: log, pool: make(chan *decoder, cfg.Decoders), narrow: cfg.NarrowbandMap, band: cfg.VoiceBandMap}
+	t := &Transcriber{cfg: cfg, log: log, pool: make(chan *decoder, cfg.Decoders), narrow: cfg.NarrowbandMap, band: cfg.VoiceBandMap, ownModel: ownModel}
 	if cfg.DisableNarrowbandMap {
 		t.narrow, t.band = nil, nil
 	} else {
@@ -278,6 +295,9 @@ func (t *Transcriber) Close() {
 		}
 		if t.tmpDir != "" {
 			os.RemoveAll(t.tmpDir)
+		}
+		if t.ownModel != nil {
+			t.ownModel.Close()
 		}
 	})
 }

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -46,6 +48,15 @@ type Config struct {
 	// EchoRemoval: the embedded engine takes each leg's echo of the other
 	// out of a two-channel call before decoding (ECHO_REMOVAL: on | off).
 	EchoRemoval bool
+	// NeuralSpeech: the embedded engine decodes each speech region with the
+	// neural model too and combines the two recognisers' words (on), writes
+	// the neural model's words alone (only), or uses PocketSphinx alone
+	// (off) (NEURAL_SPEECH); NeuralSpeechModelDir is where the model is
+	// (NEURAL_SPEECH_MODEL_DIR; by default the .cache/speech-models/moonshine-tiny
+	// that make deps-speech-models fills, in this directory or the nearest
+	// one above it that has one).
+	NeuralSpeech         string
+	NeuralSpeechModelDir string
 
 	OpenAIBaseURL         string        // OPENAI_BASE_URL
 	OpenAIAPIKey          string        // OPENAI_API_KEY
@@ -127,6 +138,8 @@ func ConfigFromEnv() (Config, error) {
 		AgentChannel:          e.integer("AGENT_CHANNEL", 0, 0, 1),
 		SpeakerAdaptation:     e.onOff("SPEAKER_ADAPTATION", true),
 		EchoRemoval:           e.onOff("ECHO_REMOVAL", true),
+		NeuralSpeech:          e.oneOf("NEURAL_SPEECH", "on", "on", "off", "only"),
+		NeuralSpeechModelDir:  e.str("NEURAL_SPEECH_MODEL_DIR", defaultNeuralSpeechModelDir()),
 		OpenAIBaseURL:         e.str("OPENAI_BASE_URL", "https://api.openai.com/v1"),
 		OpenAIAPIKey:          os.Getenv("OPENAI_API_KEY"),
 		OpenAITranscribeModel: e.str("OPENAI_TRANSCRIBE_MODEL", "whisper-1"),
@@ -208,6 +221,54 @@ func (e *envReader) onOff(name string, def bool) bool {
 	default:
 		e.fail(name, fmt.Sprintf("must be on or off, got %q", v))
 		return def
+	}
+}
+
+// NeuralSpeechDir is the neural model's directory for the embedded engine,
+// or "" when NEURAL_SPEECH is off.
+func (c Config) NeuralSpeechDir() string {
+	if c.NeuralSpeech == "off" {
+		return ""
+	}
+	return c.NeuralSpeechModelDir
+}
+
+// oneOf reads a variable that takes one of a few words (lower-cased).
+func (e *envReader) oneOf(name, def string, words ...string) string {
+	v := strings.ToLower(strings.TrimSpace(os.Getenv(name)))
+	if v == "" {
+		return def
+	}
+	if !slices.Contains(words, v) {
+		e.fail(name, fmt.Sprintf("must be one of %s, got %q", strings.Join(words, ", "), v))
+		return def
+	}
+	return v
+}
+
+// neuralSpeechModelPath is where make deps-speech-models installs the neural
+// speech model, under the repository's root.
+const neuralSpeechModelPath = ".cache/speech-models/moonshine-tiny"
+
+// defaultNeuralSpeechModelDir is neuralSpeechModelPath under the working
+// directory or the nearest directory above it that has it (make run starts
+// in the repository's root, a package's tests in its folder), or the
+// relative path itself when none has, so the error on loading names it.
+func defaultNeuralSpeechModelDir() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return neuralSpeechModelPath
+	}
+	for {
+		p := filepath.Join(dir, neuralSpeechModelPath)
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			return p
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return neuralSpeechModelPath
+		}
+		dir = parent
 	}
 }
 

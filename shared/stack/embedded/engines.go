@@ -18,7 +18,8 @@ func EngineTable() engines.Table[config.Config] {
 		Transcribers: map[string]engines.Factory[config.Config, callscribe.Transcriber]{
 			"sphinx": func(cfg config.Config) (callscribe.Transcriber, func(), error) {
 				t, err := sphinx.NewTranscriber(sphinx.Config{Decoders: cfg.Workers, AgentChannel: cfg.AgentChannel,
-					SpeakerAdaptation: cfg.SpeakerAdaptation, KeepEcho: !cfg.EchoRemoval})
+					SpeakerAdaptation: cfg.SpeakerAdaptation, KeepEcho: !cfg.EchoRemoval,
+					MoonshineDir: cfg.NeuralSpeechDir(), MoonshineOnly: cfg.NeuralSpeech == "only"})
 				if err != nil {
 					return nil, nil, err
 				}
