@@ -70,13 +70,13 @@ fuzz:
 ## bench-asr: the speech engine's word error rate, speed and memory on the call set (asr.sh), then
 ## its word error rate by condition (other voices, simulated telephone lines) on the frozen test
 ## split (asr-conditions.sh); see infra/bench/README.md ("Speech engine", "Accuracy by condition").
-bench-asr: deps-speech
+bench-asr: deps-speech deps-speech-models
 	@bash infra/bench/asr.sh
 	@ASR_SPLIT=test bash infra/bench/asr-conditions.sh
 
 ## bench-asr-dev: word error rate by condition on the dev split, the one engine changes are chosen on
 ## (ASR_CONDITIONS="tuned/line espeak/clean" for a subset; ASR_ARGS for asrbench flags).
-bench-asr-dev: deps-speech
+bench-asr-dev: deps-speech deps-speech-models
 	@ASR_SPLIT=dev bash infra/bench/asr-conditions.sh
 
 ## bench-confidence: how well the speech engine's word confidences are calibrated (reliability

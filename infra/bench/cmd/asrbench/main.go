@@ -112,8 +112,8 @@ func main() {
 	lmWeightPrior := flag.Float64("lm-weight-prior", 0, "words of prior belief pulling each channel's fitted domain weight towards -lm-weight (0: none)")
 	speakerWarps := flag.String("speaker-warps", "", "comma-separated frequency warps tried for each adapted channel besides none (default: the engine's; \"1\": no warp)")
 	speakerWarpMargin := flag.Float64("speaker-warp-margin", 0, "log-likelihood per frame a warp must gain over none to be chosen")
-	moonshineDir := flag.String("moonshine", "", "decode each speech region with the Moonshine model in this directory too (make deps-speech-models: .cache/speech-models/moonshine-tiny) and combine the two recognisers' words")
-	moonshineOnly := flag.Bool("moonshine-only", false, "with -moonshine, write the Moonshine model's words alone")
+	neural := flag.String("neural-speech", "on", "on: decode each speech region with the neural model too and combine the two recognisers' words, as the engine ships; only: the neural model's words alone; off: PocketSphinx alone (the default with -words-out, whose records are PocketSphinx's posteriors)")
+	moonshineDir := flag.String("moonshine", ".cache/speech-models/moonshine-tiny", "the neural model's directory (make deps-speech-models)")
 	modelDir := flag.String("model-dir", "", "directory with en-us/ (acoustic model), en-us.lm.bin and cmudict-en-us.dict (default: Debian's)")
 	verbose := flag.Bool("v", false, "print each hypothesis")
 	debug := flag.Bool("debug", false, "log the engine's debug lines (each channel's warp and speaker adaptation) to stderr")
@@ -172,14 +172,22 @@ func main() {
 		cfg.ExtraArgs = strings.Fields(*extra)
 	}
 	cfg.ModelDir = *modelDir
-	if *moonshineDir != "" {
+	neuralSet := false
+	flag.Visit(func(f *flag.Flag) { neuralSet = neuralSet || f.Name == "neural-speech" })
+	if *wordsOut != "" && !neuralSet {
+		*neural = "off"
+	}
+	switch *neural {
+	case "off":
+	case "on", "only":
 		m, err := moonshine.Load(*moonshineDir)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
+			fatal(err)
 		}
 		defer m.Close()
-		cfg.Moonshine, cfg.MoonshineOnly = m, *moonshineOnly
+		cfg.Moonshine, cfg.MoonshineOnly = m, *neural == "only"
+	default:
+		fatal(fmt.Errorf("-neural-speech must be on, off or only, got %q", *neural))
 	}
 	cfg.QuickSearchMaxHMMs = *quickMaxHMMs
 	cfg.LineQuickSearchMaxHMMs = *lineMaxHMMs
