@@ -116,7 +116,11 @@ func confidenceOf(w callscribe.Word) float64 {
 // substitution takes the more confident word (on PocketSphinx's times), and
 // a word in one only stands at roverKeepAlone or more.
 func roverRegion(ps, ms []callscribe.Word) []callscribe.Word {
-	var out []callscribe.Word
+	var (
+		out []callscribe.Word
+		// timed says which of out carry PocketSphinx's times.
+		timed []bool
+	)
 	for _, p := range alignWords(ps, ms) {
 		switch {
 		case p.ps >= 0 && p.ms >= 0:
@@ -124,18 +128,54 @@ func roverRegion(ps, ms []callscribe.Word) []callscribe.Word {
 			if m := ms[p.ms]; m.Text != w.Text && confidenceOf(m) > confidenceOf(w) {
 				w.Text, w.Confidence = m.Text, m.Confidence
 			}
-			out = append(out, w)
+			out, timed = append(out, w), append(timed, true)
 		case p.ps >= 0:
 			if confidenceOf(ps[p.ps]) >= roverKeepAlone {
-				out = append(out, ps[p.ps])
+				out, timed = append(out, ps[p.ps]), append(timed, true)
 			}
 		default:
 			if confidenceOf(ms[p.ms]) >= roverKeepAlone {
-				out = append(out, ms[p.ms])
+				out, timed = append(out, ms[p.ms]), append(timed, false)
 			}
 		}
 	}
+	placeUntimed(out, timed)
 	return out
+}
+
+// placeUntimed gives the words only the neural model wrote times beside
+// their measured neighbours: the neural times are the region's shared out,
+// and the region's bounds are the detector's, padded, so a word the model
+// heard before PocketSphinx's first would otherwise open the turn too early.
+// Each keeps its shared-out length: after the word before it, or, leading
+// the region, ending where the first measured word starts; never past the
+// next measured word's start.
+func placeUntimed(words []callscribe.Word, timed []bool) {
+	for k := range words {
+		if timed[k] {
+			continue
+		}
+		next := -1
+		for j := k + 1; j < len(words); j++ {
+			if timed[j] {
+				next = j
+				break
+			}
+		}
+		d := words[k].End - words[k].Start
+		switch {
+		case k > 0:
+			words[k].Start = words[k-1].End
+		case next >= 0:
+			words[k].Start = words[next].Start - d*float64(next-k)
+		default:
+			continue
+		}
+		words[k].End = words[k].Start + d
+		if next >= 0 {
+			words[k].End = max(min(words[k].End, words[next].Start), words[k].Start)
+		}
+	}
 }
 
 // wordPair is one step of an alignment: indices into the two sequences, -1

@@ -84,3 +84,20 @@ func TestRegionSegmentTakesItsTimesFromItsWords(t *testing.T) {
 		t.Fatalf("segment confidence %v, want 0.75", seg.Confidence)
 	}
 }
+
+func TestWordsOnlyTheNeuralModelWroteSitBesideTheMeasuredOnes(t *testing.T) {
+	// PocketSphinx heard "b c" at 10-12 s; the neural model "a b c d" over
+	// the padded region from 0 s, a second a word.
+	ps := words(10, "b", 0.9, "c", 0.9)
+	ms := words(0, "a", 0.9, "b", 0.9, "c", 0.9, "d", 0.9)
+	got := roverRegion(ps, ms)
+	want := [][2]float64{{9, 10}, {10, 11}, {11, 12}, {12, 13}}
+	if len(got) != len(want) {
+		t.Fatalf("words %v", texts(got))
+	}
+	for i, w := range got {
+		if w.Start != want[i][0] || w.End != want[i][1] {
+			t.Errorf("%s at %v-%v, want %v-%v", w.Text, w.Start, w.End, want[i][0], want[i][1])
+		}
+	}
+}
