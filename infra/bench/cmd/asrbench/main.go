@@ -196,34 +196,14 @@ func main() {
 		// The records carry the decoder's own posterior, which the mapping is
 		// fitted to and applied to.
 		cfg.DisableConfidenceCalibration = true
-		f, err := os.Create(*wordsOut)
-		if err != nil {
-			fatal(err)
-		}
-		records = bufio.NewWriter(f)
-		defer func() {
-			if err := records.Flush(); err != nil {
-				fatal(err)
-			}
-			if err := f.Close(); err != nil {
-				fatal(err)
-			}
-		}()
+		var done func()
+		records, done = createLines(*wordsOut)
+		defer done()
 	}
 	if *resultsOut != "" {
-		f, err := os.Create(*resultsOut)
-		if err != nil {
-			fatal(err)
-		}
-		results = bufio.NewWriter(f)
-		defer func() {
-			if err := results.Flush(); err != nil {
-				fatal(err)
-			}
-			if err := f.Close(); err != nil {
-				fatal(err)
-			}
-		}()
+		var done func()
+		results, done = createLines(*resultsOut)
+		defer done()
 	}
 	tr, err := sphinx.NewTranscriber(cfg)
 	if err != nil {
@@ -246,6 +226,24 @@ func main() {
 
 // records, when not nil, receives a wordRecord a line (-words-out).
 var records *bufio.Writer
+
+// createLines creates the JSON-lines file at path and returns a writer to it
+// and the function that flushes and closes it (fatal on any error).
+func createLines(path string) (*bufio.Writer, func()) {
+	f, err := os.Create(path)
+	if err != nil {
+		fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	return w, func() {
+		if err := w.Flush(); err != nil {
+			fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			fatal(err)
+		}
+	}
+}
 
 // results, when not nil, receives each item's result a line (-results-out).
 var results *bufio.Writer
