@@ -45,7 +45,7 @@ for entry in "${PACKAGES[@]}"; do
 	spec="${entry%% *}"
 	integrity="${entry#* }"
 	file="$(cd "$work" && npm pack --silent --loglevel=error "$spec" | tail -n 1)"
-	got="sha512-$(openssl dgst -sha512 -binary "$work/$file" | base64 -w0)"
+	got="sha512-$(node -e 'process.stdout.write(require("crypto").createHash("sha512").update(require("fs").readFileSync(process.argv[1])).digest("base64"))' "$work/$file")"
 	if [ "$got" != "$integrity" ]; then
 		echo "install-speech-models: $spec has integrity $got, want $integrity" >&2
 		exit 1
