@@ -232,6 +232,19 @@ func alignWords(a, b []callscribe.Word) []wordPair {
 	return out
 }
 
+// regionSegments turns each region's words into a segment of channel ch
+// (agent: Config.AgentChannel), leaving out regions without words.
+func regionSegments(regions [][]callscribe.Word, ch, agent int) []callscribe.Segment {
+	alias := callscribe.SpeakerAlias(ch, agent)
+	var out []callscribe.Segment
+	for _, words := range regions {
+		if len(words) > 0 {
+			out = append(out, regionSegment(words, ch, alias))
+		}
+	}
+	return out
+}
+
 // regionSegment is one region's words as a segment of channel ch, its times
 // the words' (rounded, kept in order and inside it by fitWords).
 func regionSegment(words []callscribe.Word, ch int, alias string) callscribe.Segment {

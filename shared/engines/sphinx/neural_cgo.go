@@ -62,20 +62,3 @@ func (t *Transcriber) neuralWords(ctx context.Context, samples []int16, rate int
 	}
 	return out, nil
 }
-
-// neuralChannel writes one channel's words with the neural model alone
-// (Config.MoonshineOnly).
-func (t *Transcriber) neuralChannel(ctx context.Context, samples []int16, rate, ch int, regions []region) ([]callscribe.Segment, error) {
-	words, err := t.neuralWords(ctx, samples, rate, regions)
-	if err != nil {
-		return nil, err
-	}
-	alias := callscribe.SpeakerAlias(ch, t.cfg.AgentChannel)
-	var out []callscribe.Segment
-	for _, w := range words {
-		if len(w) > 0 {
-			out = append(out, regionSegment(w, ch, alias))
-		}
-	}
-	return out, nil
-}

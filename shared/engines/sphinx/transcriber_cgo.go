@@ -378,12 +378,17 @@ func (t *Transcriber) decodesVoiceBand(samples []int16, rate int, regions []regi
 // a pooled decoder, with the job's keyterms boosted (keyterms.go) when it has
 // any; the report says what became of them.
 func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int, speech channelSpeech, keyterms []string) (_ []callscribe.Segment, _ *callscribe.KeytermsReport, err error) {
+	if len(speech.regions) == 0 {
+		return nil, nil, nil
+	}
+	if t.cfg.Moonshine != nil && t.cfg.MoonshineOnly {
+		// The neural model alone needs none of PocketSphinx's work below.
+		neural, err := t.neuralWords(ctx, samples, rate, speech.regions)
+		return regionSegments(neural, ch, t.cfg.AgentChannel), nil, err
+	}
 	// Worked out before taking a decoder from the pool, which it does not need.
 	in := t.telephoneInputOf(samples, rate, speech)
 	regions, weight := in.regions, in.weight
-	if len(regions) == 0 {
-		return nil, nil, nil
-	}
 	denoise := denoises(in.speechOverFloor, noiseRemovalBelow(t.cfg))
 	// denoised: this channel's front end removes noise, by the gate or on every channel.
 	denoised := denoise || t.cfg.NoiseRemoval
@@ -393,10 +398,6 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 		t.log.Debug("sphinx narrowband channel", append([]any{"channel", ch, "median_pitch_hz", int(in.pitch), "map_weight", weight, "voice_band", in.band, "low_band_regenerated", in.lowBand, "feature_map", t.channelMapName(in)}, noise...)...)
 	} else {
 		t.log.Debug("sphinx channel", append([]any{"channel", ch}, noise...)...)
-	}
-	if t.cfg.Moonshine != nil && t.cfg.MoonshineOnly {
-		segs, err := t.neuralChannel(ctx, samples, rate, ch, regions)
-		return segs, nil, err
 	}
 	r := newResampler(in.samples, rate)
 	var d *decoder
@@ -537,22 +538,17 @@ func (t *Transcriber) channel(ctx context.Context, samples []int16, rate, ch int
 		ps[i] = spans
 	}
 	if t.cfg.Moonshine != nil {
-		ms, err := t.neuralWords(ctx, samples, rate, regions)
+		// Decoded while this channel holds its PocketSphinx decoder, so the
+		// pool bounds how many neural decodes run at once (and their memory).
+		neural, err := t.neuralWords(ctx, samples, rate, regions)
 		if err != nil {
 			return nil, nil, err
 		}
 		var whole bool
-		ps, whole = combineChannel(ps, ms)
+		ps, whole = combineChannel(ps, neural)
 		t.log.Debug("sphinx two recognisers", "channel", ch, "neural_words_whole", whole)
 	}
-	alias := callscribe.SpeakerAlias(ch, t.cfg.AgentChannel)
-	var out []callscribe.Segment
-	for _, words := range ps {
-		if len(words) > 0 {
-			out = append(out, regionSegment(words, ch, alias))
-		}
-	}
-	return out, report, nil
+	return regionSegments(ps, ch, t.cfg.AgentChannel), report, nil
 }
 
 // adaptAndDecode estimates the channel's speaker transform from the first
