@@ -48,9 +48,6 @@ func ReadVocabulary(path string) (*Vocabulary, error) {
 	return &Vocabulary{pieces: pieces}, nil
 }
 
-// Len is the number of pieces.
-func (v *Vocabulary) Len() int { return len(v.pieces) }
-
 // Token is one decoded token and the probability the decoder gave it.
 type Token struct {
 	ID   int
@@ -113,15 +110,6 @@ func (v *Vocabulary) Words(tokens []Token) []Word {
 	}
 	flush()
 	return words
-}
-
-// Text joins the words with single spaces.
-func Text(words []Word) string {
-	texts := make([]string, len(words))
-	for i, w := range words {
-		texts[i] = w.Text
-	}
-	return strings.Join(texts, " ")
 }
 
 // bytePiece reads a "<0xNN>" piece.

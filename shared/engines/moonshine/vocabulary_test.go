@@ -8,6 +8,15 @@ import (
 	"testing"
 )
 
+// Text joins the words with single spaces.
+func Text(words []Word) string {
+	texts := make([]string, len(words))
+	for i, w := range words {
+		texts[i] = w.Text
+	}
+	return strings.Join(texts, " ")
+}
+
 // testVocabulary writes a small vocabulary: the three special pieces, then
 // the given pieces from id 3.
 func testVocabulary(t *testing.T, pieces ...string) *Vocabulary {
